@@ -1,0 +1,170 @@
+// spikesim, driven as a user would (QProcess): `info` lists the tree and registry, `run` writes
+// recordings that equal an in-process evolve(), and every error exits non-zero with one line
+// naming the file, JSON path or attribute, leaving no output file behind.
+#include "engine/lif.hpp"
+#include "engine/model_io.hpp"
+#include "engine/npy.hpp"
+
+#include <QtTest/QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace spike::engine;  // NOLINT: test file
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Outcome runSpikesim(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(SPIKESIM_PATH), args);
+    p.waitForFinished(60000);
+    Outcome o;
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    o.out = QString::fromUtf8(p.readAllStandardOutput());
+    o.err = QString::fromUtf8(p.readAllStandardError());
+    return o;
+}
+
+QString example()
+{
+    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/two_layer_lif.json");
+}
+
+}  // namespace
+
+class TestSpikesim : public QObject {
+    Q_OBJECT
+
+private slots:
+    void infoPrintsTreeAndRegistry()
+    {
+        const Outcome o = runSpikesim({"info", example()});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains("(root)  Sequential  shape (8, 4)"), qPrintable(o.out));
+        QVERIFY(o.out.contains("1  LIF  shape (8, 4)"));
+        QVERIFY(o.out.contains("[taus]"));
+        QVERIFY(o.out.contains("tau_mem"));
+        QVERIFY(o.out.contains("Simulation parameters"));
+        QVERIFY(o.out.contains("w_rec             (4, 8)"));
+        QVERIFY(o.out.contains("Derived (read-only in this mode): alpha"));
+        QVERIFY(o.out.contains("Recordable: vmem, isyn, irec, spikes"));
+    }
+
+    void runWritesRecordingsEqualToEvolve()
+    {
+        QTemporaryDir dir;
+        // An input file with a batch of 2.
+        Tensor input(Shape{2, 300, 8});
+        Random rng(4);
+        for (std::int64_t i = 0; i < input.numel(); ++i) {
+            input[i] = rng.uniform() < 0.1 ? 0.7F : 0.0F;
+        }
+        const std::string inputPath = dir.filePath("in.npy").toStdString();
+        npy::save(inputPath, input);
+        const QString out = dir.filePath("rec");
+        const Outcome o = runSpikesim({"run", example(), "--input", QString::fromStdString(inputPath),
+                                       "--record", "0.vmem", "--record", "1.spikes", "--record",
+                                       "1.irec", "--out", out, "--progress"});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        QVERIFY2(o.out.startsWith("steps 300, batch 2, neurons 12, wall "), qPrintable(o.out));
+        QVERIFY(o.out.contains("neuron-steps/s, spikes "));
+        QVERIFY(o.err.contains("step 600 / 600 (100%)"));
+
+        auto model = loadModel(example().toStdString());
+        const auto expected = model->evolve(input, RecordSpec(true));
+        const Tensor vmem = npy::load((out + "/0.vmem.npy").toStdString());
+        QCOMPARE(vmem.shape(), (Shape{2, 300, 8}));
+        QVERIFY(vmem.identical(expected.record.at("0").at("vmem").data));
+        const Tensor spikes = npy::load((out + "/1.spikes.npy").toStdString());
+        QVERIFY(spikes.identical(expected.record.at("1").at("spikes").data));
+        QVERIFY(npy::load((out + "/1.irec.npy").toStdString()).identical(expected.record.at("1").at("irec").data));
+        // The summary's spike count is the total of every spiking leaf module.
+        const double total = expected.record.at("0").at("spikes").data.flat().cast<double>().sum() +
+                             expected.record.at("1").at("spikes").data.flat().cast<double>().sum();
+        const QString count = o.out.section("spikes ", -1).trimmed();
+        QCOMPARE(count.toDouble(), total);
+        QVERIFY(total > 0);
+    }
+
+    void runWithoutInputUsesZerosAndSeed()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("rec");
+        const Outcome a = runSpikesim({"run", example(), "--steps", "200", "--record", "0.spikes",
+                                       "--out", out, "--seed", "3"});
+        QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+        const Tensor spikes = npy::load((out + "/0.spikes.npy").toStdString());
+        QCOMPARE(spikes.shape(), (Shape{200, 8}));
+        auto model = loadModel(example().toStdString());
+        QVERIFY(model->setAttributes({{"0", {{"seed", Tensor::scalar(3)}}}, {"1", {{"seed", Tensor::scalar(3)}}}}).ok);
+        model->resetState();
+        QVERIFY(spikes.identical(model->evolve(Tensor(Shape{200, 8}), RecordSpec(true)).record.at("0").at("spikes").data));
+    }
+
+    void errorsAreOneLineAndLeaveNoFiles()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("rec");
+        const QString corpus = QStringLiteral(SPIKE_TEST_DATA_DIR "/corpus/");
+        Tensor nanInput(Shape{10, 8});
+        nanInput[17] = NAN;
+        npy::save(dir.filePath("nan.npy").toStdString(), nanInput);
+        npy::save(dir.filePath("wide.npy").toStdString(), Tensor(Shape{10, 5}));
+        const std::vector<std::pair<QStringList, QString>> cases{
+            {{"run", "/no/such/model.json", "--steps", "5"}, "/no/such/model.json: cannot open"},
+            {{"run", corpus + "invalid_json.json", "--steps", "5"}, "invalid JSON at line 4, column 27"},
+            {{"run", corpus + "unknown_type.json", "--steps", "5"}, "/model/type: unknown module type 'Izhikevich'"},
+            {{"run", corpus + "negative_tau.json", "--steps", "5"}, "/model/attributes/tau_mem"},
+            {{"info", corpus + "nan_value.json"}, "/model/attributes/threshold: expected a number, got null"},
+            {{"run", example(), "--input", dir.filePath("wide.npy"), "--record", "0.vmem", "--out", out},
+             "wide.npy: input shape (10, 5) does not fit the model; expected (T, 8)"},
+            {{"run", example(), "--input", dir.filePath("nan.npy"), "--record", "0.vmem", "--out", out},
+             "input contains NaN at time step 2, channel 1"},
+            {{"run", example(), "--steps", "5", "--record", "0.irec", "--out", out},
+             "--record 0.irec: LIF '0' cannot record 'irec' (recordable: vmem, isyn, spikes)"},
+            {{"run", example(), "--steps", "5", "--record", "2.vmem", "--out", out}, "has no child '2'"},
+            {{"run", example(), "--steps", "5", "--record", "0.vmem"}, "--record needs --out DIR"},
+            {{"run", example()}, "--steps is required when no --input is given"},
+            {{"run", example(), "--steps", "5", "--state-dict", dir.filePath("none")}, "not a folder of <key>.npy files"},
+        };
+        for (const auto& [args, needle] : cases) {
+            const Outcome o = runSpikesim(args);
+            QVERIFY2(o.exitCode != 0, qPrintable(args.join(' ')));
+            QVERIFY2(o.exitCode != -2, "crashed");
+            QVERIFY2(o.err.contains(needle), qPrintable(args.join(' ') + " -> " + o.err));
+            QCOMPARE(o.err.trimmed().count('\n'), 0);
+            QVERIFY2(o.err.startsWith("spikesim: "), qPrintable(o.err));
+        }
+        QVERIFY2(!fs::exists(out.toStdString()) || fs::is_empty(out.toStdString()),
+                 "an output file was left after a failed run");
+        const Outcome bad = runSpikesim({"run", example(), "--steps", "-3"});
+        QVERIFY(bad.exitCode != 0);
+    }
+
+    void stateDictFolderIsLoadedBeforeRunning()
+    {
+        QTemporaryDir dir;
+        auto model = loadModel(example().toStdString());
+        QVERIFY(model->setAttributes({{"0", {{"threshold", Tensor::scalar(1000.0F)}}}}).ok);
+        saveStateDictFolder(dir.filePath("sd").toStdString(), model->stateDict());
+        const QString out = dir.filePath("rec");
+        const Outcome o = runSpikesim({"run", example(), "--steps", "100", "--state-dict",
+                                       dir.filePath("sd"), "--record", "0.spikes", "--out", out});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        QCOMPARE(npy::load((out + "/0.spikes.npy").toStdString()).flat().sum(), 0.0F);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpikesim)
+#include "test_spikesim.moc"
