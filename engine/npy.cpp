@@ -1,12 +1,13 @@
 // NumPy .npy reading and writing. See npy.hpp for the supported subset.
 //
 // Reading is split in three steps shared by load() and parse(): the fixed prefix (magic, version,
-// header length), the header dict (a small parser for the Python literal subset NumPy writes),
-// and the data conversion. Every size is checked against the bytes actually present before the
-// tensor is allocated, so a lying header cannot make us allocate.
+// header length), the header dict (parsed by npy_header.cpp, validated here), and the data
+// conversion. Every size is checked against the bytes actually present before the tensor is
+// allocated, so a lying header cannot make us allocate.
 #include "npy.hpp"
 
 #include "error.hpp"
+#include "npy_header.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,15 +33,18 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
+using detail::PyValue;
+using detail::repr;
+
 constexpr std::string_view kMagic{"\x93NUMPY", 6};
 /// Magic plus the two version bytes.
 constexpr std::size_t kVersionEnd = 8;
+/// Longest fixed prefix: magic, version and a 4-byte header length (versions 2.0 and 3.0).
+constexpr std::size_t kMaxPrefix = 12;
 /// NumPy aligns the start of the data to this many bytes.
 constexpr std::size_t kAlign = 64;
 /// NumPy leaves room in the header for the first axis to grow to this many digits.
 constexpr std::size_t kGrowthAxisMaxDigits = 21;
-/// Deepest nesting of tuples/lists accepted in a header (NumPy writes at most 2 levels).
-constexpr int kMaxNesting = 16;
 /// Bytes converted per step when load() reads non-float32 data.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
@@ -181,267 +185,6 @@ void convert(const DType& dt, const char* src, std::size_t count, float* dst)
     }
 }
 
-// ---- header dict: the Python literal subset NumPy writes -----------------------------------
-
-struct PyValue {
-    enum class Type { Str, Bool, None, Int, Tuple, List };
-    Type type = Type::None;
-    std::string text;      ///< Str: the string; Int: the digits as written.
-    bool boolean = false;  ///< Bool.
-    std::int64_t integer = 0;
-    std::vector<PyValue> items;  ///< Tuple, List.
-};
-
-std::string repr(const PyValue& v)
-{
-    switch (v.type) {
-    case PyValue::Type::Str: return "'" + v.text + "'";
-    case PyValue::Type::Bool: return v.boolean ? "True" : "False";
-    case PyValue::Type::None: return "None";
-    case PyValue::Type::Int: return std::to_string(v.integer);
-    case PyValue::Type::Tuple:
-    case PyValue::Type::List: {
-        const bool tuple = v.type == PyValue::Type::Tuple;
-        std::string s = tuple ? "(" : "[";
-        for (std::size_t i = 0; i < v.items.size(); ++i) {
-            s += (i > 0 ? ", " : "") + repr(v.items[i]);
-        }
-        if (tuple && v.items.size() == 1) {
-            s += ',';
-        }
-        return s + (tuple ? ")" : "]");
-    }
-    }
-    return {};
-}
-
-/// Recursive-descent parser for `{'key': value, ...}` with string, bool, None, integer, tuple
-/// and list values. Nothing but whitespace may follow the closing brace.
-class HeaderParser {
-public:
-    HeaderParser(std::string_view text, const std::string& source)
-        : m_text(text), m_source(source)
-    {
-    }
-
-    std::vector<std::pair<std::string, PyValue>> parseDict()
-    {
-        std::vector<std::pair<std::string, PyValue>> entries;
-        expect('{', "'{' opening the header dict");
-        skipSpace();
-        while (!consume('}')) {
-            skipSpace();
-            if (atEnd() || (peek() != '\'' && peek() != '"')) {
-                syntaxError("a quoted key or '}'");
-            }
-            std::string key = parseString().text;
-            for (const auto& entry : entries) {
-                if (entry.first == key) {
-                    fail(m_source, "malformed header: key '" + key + "' appears twice");
-                }
-            }
-            expect(':', "':' after key '" + key + "'");
-            PyValue value = parseValue();
-            entries.emplace_back(std::move(key), std::move(value));
-            if (!consume(',')) {
-                expect('}', "',' or '}' after the value of '" + entries.back().first + "'");
-                break;
-            }
-            skipSpace();
-        }
-        skipSpace();
-        if (!atEnd()) {
-            syntaxError("only padding after the closing '}'");
-        }
-        return entries;
-    }
-
-private:
-    bool atEnd() const { return m_pos >= m_text.size(); }
-    char peek() const { return m_text[m_pos]; }
-
-    void skipSpace()
-    {
-        while (!atEnd() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) {
-            ++m_pos;
-        }
-    }
-
-    bool consume(char c)
-    {
-        skipSpace();
-        if (!atEnd() && peek() == c) {
-            ++m_pos;
-            return true;
-        }
-        return false;
-    }
-
-    void expect(char c, const std::string& what)
-    {
-        if (!consume(c)) {
-            syntaxError(what);
-        }
-    }
-
-    [[noreturn]] void syntaxError(const std::string& expected) const
-    {
-        std::string shown;
-        for (const char c : m_text) {
-            shown += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
-        }
-        while (!shown.empty() && shown.back() == ' ') {
-            shown.pop_back();
-        }
-        if (shown.size() > 160) {
-            shown = shown.substr(0, 160) + "...";
-        }
-        fail(m_source, "malformed header: expected " + expected + " at character " +
-                           std::to_string(m_pos) + " of \"" + shown + "\"");
-    }
-
-    PyValue parseValue()
-    {
-        skipSpace();
-        if (atEnd()) {
-            syntaxError("a value");
-        }
-        const char c = peek();
-        if (c == '\'' || c == '"') {
-            return parseString();
-        }
-        if (c == '(' || c == '[') {
-            return parseSequence();
-        }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            return parseInteger();
-        }
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-            return parseName();
-        }
-        syntaxError("a value");
-    }
-
-    PyValue parseString()
-    {
-        const char quote = peek();
-        ++m_pos;
-        PyValue v;
-        v.type = PyValue::Type::Str;
-        while (true) {
-            if (atEnd() || peek() == '\n') {
-                syntaxError("a closing " + std::string(1, quote));
-            }
-            char c = peek();
-            ++m_pos;
-            if (c == quote) {
-                break;
-            }
-            if (c == '\\') {
-                if (atEnd()) {
-                    syntaxError("a character after '\\'");
-                }
-                c = peek();
-                ++m_pos;
-            }
-            v.text += c;
-        }
-        return v;
-    }
-
-    PyValue parseInteger()
-    {
-        const std::size_t start = m_pos;
-        const bool negative = peek() == '-';
-        if (negative) {
-            ++m_pos;
-        }
-        if (atEnd() || peek() < '0' || peek() > '9') {
-            syntaxError("a digit");
-        }
-        std::uint64_t magnitude = 0;
-        constexpr std::uint64_t kLimit = std::numeric_limits<std::int64_t>::max();
-        bool overflow = false;
-        while (!atEnd() && peek() >= '0' && peek() <= '9') {
-            const auto digit = static_cast<std::uint64_t>(peek() - '0');
-            if (magnitude > (kLimit - digit) / 10) {
-                overflow = true;
-            } else {
-                magnitude = magnitude * 10 + digit;
-            }
-            ++m_pos;
-        }
-        if (overflow) {
-            fail(m_source, "malformed header: integer " +
-                               std::string(m_text.substr(start, m_pos - start)) +
-                               " is out of range");
-        }
-        if (!atEnd() && (peek() == 'L' || peek() == 'l')) {
-            ++m_pos;  // Python 2 long suffix, as written by old NumPy versions.
-        }
-        PyValue v;
-        v.type = PyValue::Type::Int;
-        v.integer = negative ? -static_cast<std::int64_t>(magnitude)
-                             : static_cast<std::int64_t>(magnitude);
-        return v;
-    }
-
-    PyValue parseName()
-    {
-        const std::size_t start = m_pos;
-        while (!atEnd() && ((peek() >= 'a' && peek() <= 'z') || (peek() >= 'A' && peek() <= 'Z') ||
-                            (peek() >= '0' && peek() <= '9') || peek() == '_')) {
-            ++m_pos;
-        }
-        const std::string_view name = m_text.substr(start, m_pos - start);
-        PyValue v;
-        if (name == "True" || name == "False") {
-            v.type = PyValue::Type::Bool;
-            v.boolean = name == "True";
-        } else if (name == "None") {
-            v.type = PyValue::Type::None;
-        } else {
-            m_pos = start;
-            syntaxError("True, False, None, a number, a string or a tuple");
-        }
-        return v;
-    }
-
-    /// A tuple `(a, b)`, a parenthesised value `(a)` (which Python reads as just `a`), or a list.
-    PyValue parseSequence()
-    {
-        const char open = peek();
-        const char close = open == '(' ? ')' : ']';
-        ++m_pos;
-        if (++m_depth > kMaxNesting) {
-            fail(m_source, "malformed header: tuples nested more than " +
-                               std::to_string(kMaxNesting) + " deep");
-        }
-        PyValue seq;
-        seq.type = open == '(' ? PyValue::Type::Tuple : PyValue::Type::List;
-        bool sawComma = false;
-        while (!consume(close)) {
-            seq.items.push_back(parseValue());
-            if (consume(',')) {
-                sawComma = true;
-                continue;
-            }
-            expect(close, std::string("',' or '") + close + "'");
-            break;
-        }
-        --m_depth;
-        if (open == '(' && seq.items.size() == 1 && !sawComma) {
-            return std::move(seq.items.front());
-        }
-        return seq;
-    }
-
-    std::string_view m_text;
-    const std::string& m_source;
-    std::size_t m_pos = 0;
-    int m_depth = 0;
-};
-
 // ---- header validation ----------------------------------------------------------------------
 
 struct Prefix {
@@ -451,7 +194,7 @@ struct Prefix {
 };
 
 /// Validates magic, version and header length. `first` holds the file's first bytes (up to
-/// 12, fewer only when the file is shorter); `fileSize` is the size of the whole file.
+/// kMaxPrefix, fewer only when the file is shorter); `fileSize` is the size of the whole file.
 Prefix readPrefix(std::string_view first, std::uint64_t fileSize, const std::string& source)
 {
     if (fileSize == 0) {
@@ -497,7 +240,7 @@ struct Header {
 /// Parses and checks the header dict `text`; `dataBytes` is how many bytes follow the header.
 Header readHeader(std::string_view text, std::uint64_t dataBytes, const std::string& source)
 {
-    const auto entries = HeaderParser(text, source).parseDict();
+    const auto entries = detail::parseHeaderDict(text, source);
     const std::string keys = "expected exactly the keys 'descr', 'fortran_order' and 'shape'";
     const PyValue* descr = nullptr;
     const PyValue* fortran = nullptr;
@@ -565,22 +308,29 @@ Header readHeader(std::string_view text, std::uint64_t dataBytes, const std::str
         }
     }
 
-    // Element and byte counts, with overflow detected rather than wrapped.
+    // Like NumPy, refuse shapes whose non-zero extents multiply past 2^63 bytes even when another
+    // extent is 0: strides and element counts of such shapes overflow 64-bit arithmetic.
     std::uint64_t numel = 1;
+    std::uint64_t bytes = 0;
     bool overflow = false;
+    bool empty = false;
     for (const std::int64_t d : dims) {
-        overflow = overflow || __builtin_mul_overflow(numel, static_cast<std::uint64_t>(d), &numel);
+        empty = empty || d == 0;
+        overflow = overflow ||
+                   (d != 0 && __builtin_mul_overflow(numel, static_cast<std::uint64_t>(d), &numel));
     }
-    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) {
-        numel = 0;
-        overflow = false;
+    overflow = overflow || __builtin_mul_overflow(numel, h.dtype.size, &bytes) ||
+               bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (overflow) {
+        fail(source, "shape " + shapeText + " of " + h.dtype.name +
+                         " is too large: its extents multiply to 2^63 bytes or more");
     }
-    std::uint64_t expectedBytes = 0;
-    overflow = overflow || __builtin_mul_overflow(numel, h.dtype.size, &expectedBytes);
+    const std::uint64_t expectedBytes = empty ? 0 : bytes;
+    numel = empty ? 0 : numel;
     const std::string what = "header says shape " + shapeText + " of " + h.dtype.name + " (" +
-                             (overflow ? "2^64 or more" : std::to_string(expectedBytes)) +
-                             " bytes of data) but the file has " + std::to_string(dataBytes);
-    if (overflow || dataBytes < expectedBytes) {
+                             std::to_string(expectedBytes) + " bytes of data) but the file has " +
+                             std::to_string(dataBytes);
+    if (dataBytes < expectedBytes) {
         fail(source, "truncated: " + what);
     }
     if (dataBytes > expectedBytes) {
@@ -634,7 +384,7 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 Tensor parse(const std::string& bytes, const std::string& sourceName)
 {
     const std::string_view all(bytes);
-    const Prefix p = readPrefix(all.substr(0, 12), all.size(), sourceName);
+    const Prefix p = readPrefix(all.substr(0, kMaxPrefix), all.size(), sourceName);
     const std::size_t dataOffset = p.headerStart + p.headerLength;
     const Header h =
         readHeader(all.substr(p.headerStart, p.headerLength), all.size() - dataOffset, sourceName);
@@ -670,21 +420,17 @@ Tensor load(const std::string& path)
         }
     };
 
-    std::string first(static_cast<std::size_t>(std::min<std::uint64_t>(fileSize, 12)), '\0');
+    std::string first(static_cast<std::size_t>(std::min<std::uint64_t>(fileSize, kMaxPrefix)), '\0');
     readExactly(first.data(), first.size());
     const Prefix p = readPrefix(first, fileSize, path);
     // readPrefix checked that the header fits in the file, so this allocation is backed by data.
     std::string text = first.substr(p.headerStart);
-    const std::size_t alreadyRead = text.size();
-    if (alreadyRead > p.headerLength) {
-        text.resize(p.headerLength);
-    } else {
-        text.resize(p.headerLength);
-        readExactly(text.data() + alreadyRead, p.headerLength - alreadyRead);
-    }
+    const std::size_t alreadyRead = std::min(text.size(), p.headerLength);
+    text.resize(p.headerLength);
+    readExactly(text.data() + alreadyRead, p.headerLength - alreadyRead);
     const std::uint64_t dataOffset = p.headerStart + p.headerLength;
     const Header h = readHeader(text, fileSize - dataOffset, path);
-    if (std::fseek(file.get(), static_cast<long>(dataOffset), SEEK_SET) != 0) {
+    if (::fseeko(file.get(), static_cast<off_t>(dataOffset), SEEK_SET) != 0) {
         fail(path, "cannot read: " + osReason(errno));
     }
 

@@ -32,7 +32,8 @@ Tensor parse(const std::string& bytes, const std::string& sourceName);
 /// Writes `t` to `path` as a version 1.0 '<f4' C-order .npy file, the same bytes numpy.save
 /// writes for the equivalent float32 array. The file is written to `path + ".tmp-<pid>"` and
 /// renamed over `path`, so a failure never leaves a partial file under `path`; on failure the
-/// temporary file is removed and an Error naming `path` and the OS reason is thrown.
+/// temporary file is removed and an Error naming `path` and the OS reason is thrown. Two threads
+/// of one process must not save to the same path at the same time (they would share the name).
 void save(const std::string& path, const Tensor& t);
 
 /// The exact bytes save() writes for `t`.

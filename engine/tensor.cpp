@@ -11,15 +11,36 @@
 namespace spike::engine {
 
 namespace {
+/// Python-style text of raw extents, for messages about shapes that could not be constructed.
+std::string tupleText(const std::int64_t* dims, std::size_t n)
+{
+    std::string s = "(";
+    for (std::size_t i = 0; i < n; ++i) {
+        s += (i > 0 ? ", " : "") + std::to_string(dims[i]);
+    }
+    return s + (n == 1 ? ",)" : ")");
+}
+
+/// Rejects more than kMaxRank extents, negative extents, and extents whose product overflows
+/// int64. Zero extents are left out of the product, so (2^40, 2^40, 0) is refused too: its
+/// element count is 0 but strides over it would overflow.
 void checkDims(const std::int64_t* dims, std::size_t n)
 {
     if (n > static_cast<std::size_t>(Shape::kMaxRank)) {
-        throw Error("a tensor has at most 4 dimensions, got " + std::to_string(n));
+        throw Error("a tensor has at most 4 dimensions, got " + std::to_string(n) + " in shape " +
+                    tupleText(dims, n));
     }
     for (std::size_t i = 0; i < n; ++i) {
         if (dims[i] < 0) {
             throw Error("tensor extents must be >= 0, got " + std::to_string(dims[i]) + " on axis " +
-                        std::to_string(i));
+                        std::to_string(i) + " of shape " + tupleText(dims, n));
+        }
+    }
+    std::int64_t product = 1;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dims[i] != 0 && __builtin_mul_overflow(product, dims[i], &product)) {
+            throw Error("tensor shape " + tupleText(dims, n) +
+                        " is too large: its non-zero extents multiply past 2^63 - 1");
         }
     }
 }
@@ -41,6 +62,7 @@ Shape::Shape(const std::vector<std::int64_t>& dims)
 
 std::int64_t Shape::numel() const
 {
+    // checkDims() guaranteed the product of the non-zero extents fits, and a zero only lowers it.
     std::int64_t n = 1;
     for (int i = 0; i < m_rank; ++i) {
         n *= m_dims[static_cast<std::size_t>(i)];

@@ -15,20 +15,23 @@
 
 namespace spike::engine {
 
-/// Shape of a tensor: up to four extents, each >= 0. Rank 0 means a scalar (one element).
+/// Shape of a tensor: up to four extents, each >= 0, whose non-zero extents multiply to at most
+/// INT64_MAX. Rank 0 means a scalar (one element).
 class Shape {
 public:
     static constexpr int kMaxRank = 4;
 
     Shape() = default;
-    /// Throws spike::engine::Error when more than four extents or a negative extent is given.
+    /// Throws spike::engine::Error naming the shape when more than four extents or a negative
+    /// extent is given, or when the non-zero extents multiply past INT64_MAX (even if another
+    /// extent is 0), so numel() never overflows.
     Shape(std::initializer_list<std::int64_t> dims);
-    /// Throws spike::engine::Error when more than four extents or a negative extent is given.
+    /// Same checks as the initializer-list constructor.
     explicit Shape(const std::vector<std::int64_t>& dims);
 
     int rank() const { return m_rank; }
     std::int64_t operator[](int axis) const { return m_dims[static_cast<std::size_t>(axis)]; }
-    /// Number of elements (1 for a scalar).
+    /// Number of elements (1 for a scalar, 0 when any extent is 0); never overflows.
     std::int64_t numel() const;
     std::vector<std::int64_t> dims() const;
     /// This shape with an extra leading axis of extent n (throws beyond rank 4).
