@@ -43,6 +43,24 @@ Tensor mapped(const Tensor& t, F f)
     return out;
 }
 
+/// Membrane, spike and reset for n neurons given their summed synaptic currents. A separate
+/// instantiation per noise setting keeps the loop branch-free so GCC vectorises it.
+template <bool Noisy>
+void membraneStep(std::int64_t n, float* __restrict v, const float* __restrict isynSum,
+                  const float* __restrict alpha, const float* __restrict noise,
+                  const float* __restrict bias, const float* __restrict th, float maxSpikes,
+                  float* __restrict s, float* __restrict spikesOut)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float vm = spike::kernels::lifMembrane(v[i], alpha[i], isynSum[i],
+                                                     Noisy ? noise[i] : 0.0F, bias[i]);
+        const float sp = spike::kernels::lifSpikeCount(vm, th[i], maxSpikes);
+        v[i] = spike::kernels::lifReset(vm, sp, th[i]);
+        s[i] = sp;
+        spikesOut[i] = sp;
+    }
+}
+
 }  // namespace
 
 const std::vector<std::string>& LIF::leakModes()
@@ -265,26 +283,26 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* re
             }
         }
         if (nsyn == 1) {
-            for (std::int64_t i = 0; i < n; ++i) {
-                const float vm = spike::kernels::lifMembrane(v[i], alpha[i], isyn[i],
-                                                             noisy ? noise[i] : 0.0F, bias[i]);
-                const float sp = spike::kernels::lifSpikeCount(vm, th[i], maxSpikes);
-                v[i] = spike::kernels::lifReset(vm, sp, th[i]);
-                s[i] = sp;
-                spikesOut[i] = sp;
+            if (noisy) {
+                membraneStep<true>(n, v, isyn, alpha, noise, bias, th, maxSpikes, s, spikesOut);
+            } else {
+                membraneStep<false>(n, v, isyn, alpha, noise, bias, th, maxSpikes, s, spikesOut);
             }
         } else {
+            // Sum each neuron's synapses in index order (Rockpool's isyn.sum(2)), then the same
+            // membrane update over the sums.
+            float* __restrict sums = m_sum.data();
             for (std::int64_t i = 0; i < n; ++i) {
                 float sum = isyn[i * nsyn];
                 for (std::int64_t k = 1; k < nsyn; ++k) {
                     sum += isyn[i * nsyn + k];
                 }
-                const float vm = spike::kernels::lifMembrane(v[i], alpha[i], sum,
-                                                             noisy ? noise[i] : 0.0F, bias[i]);
-                const float sp = spike::kernels::lifSpikeCount(vm, th[i], maxSpikes);
-                v[i] = spike::kernels::lifReset(vm, sp, th[i]);
-                s[i] = sp;
-                spikesOut[i] = sp;
+                sums[i] = sum;
+            }
+            if (noisy) {
+                membraneStep<true>(n, v, sums, alpha, noise, bias, th, maxSpikes, s, spikesOut);
+            } else {
+                membraneStep<false>(n, v, sums, alpha, noise, bias, th, maxSpikes, s, spikesOut);
             }
         }
         if (recV != nullptr) {
@@ -315,6 +333,7 @@ Tensor LIF::evolveImpl(const Tensor& input, const Recorder& recorder)
     m_i.resize(nIn);
     m_s.resize(n);
     m_noise.setZero(n);
+    m_sum.resize(n);
     m_irec.resize(nIn);
 
     Tensor finalV;

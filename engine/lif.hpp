@@ -75,7 +75,7 @@ private:
     Random m_rng;
 
     // Working state of one batch element during evolve (sized per call, reused per step).
-    Eigen::ArrayXf m_v, m_i, m_s, m_noise;
+    Eigen::ArrayXf m_v, m_i, m_s, m_noise, m_sum;
     Eigen::Matrix<float, 1, Eigen::Dynamic> m_irec;
 };
 

@@ -30,9 +30,12 @@ SPIKE_HD float lifMembrane(float v, float alpha, float isynSum, float noise, flo
 }
 
 /// Number of spikes emitted: floor(v / threshold) when v >= threshold, clamped to maxSpikes.
+/// (A plain comparison rather than fminf: identical for the finite values involved, and GCC
+/// vectorises it where it will not vectorise fminf.)
 SPIKE_HD float lifSpikeCount(float v, float threshold, float maxSpikes)
 {
-    return v >= threshold ? fminf(floorf(v / threshold), maxSpikes) : 0.0F;
+    const float count = floorf(v / threshold);
+    return v >= threshold ? (count < maxSpikes ? count : maxSpikes) : 0.0F;
 }
 
 /// Subtractive reset: v - spikes * threshold.
