@@ -343,8 +343,8 @@ EvolveResult Module::evolve(const Tensor& input, const RecordSpec& record)
     result.output = forwardBatched(batchedInput, recorder);
     if (!batched) {
         result.output.reshape(result.output.shape().withoutFirst());
-        for (auto& [path, signals] : result.record) {
-            for (auto& [attr, series] : signals) {
+        for (auto& [path, bySignal] : result.record) {
+            for (auto& [attr, series] : bySignal) {
                 series.data.reshape(series.data.shape().withoutFirst());
             }
         }

@@ -58,8 +58,8 @@ struct RecordSpec {
 inline std::map<std::string, const TimeSeries*> flatten(const Recording& rec)
 {
     std::map<std::string, const TimeSeries*> out;
-    for (const auto& [path, signals] : rec) {
-        for (const auto& [attr, series] : signals) {
+    for (const auto& [path, bySignal] : rec) {
+        for (const auto& [attr, series] : bySignal) {
             out[path.empty() ? attr : path + "." + attr] = &series;
         }
     }

@@ -1,0 +1,122 @@
+// spikestudio: the GUI. Composition only: parses the command line (QCommandLineParser), builds
+// the main window, opens a model (MODEL, or the bundled two_layer_lif example) and either runs
+// the event loop or, with --screenshot, saves a picture of the window and exits. In screenshot
+// mode no dialog is ever shown: every failure is one line on stderr and a non-zero exit.
+#include "ui/main_window.hpp"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPixmap>
+#include <QSpinBox>
+
+#include <cstdio>
+
+namespace {
+
+constexpr const char* kDefaultModel = ":/examples/two_layer_lif.json";
+constexpr int kWindowWidth = 1400;   // [px]
+constexpr int kWindowHeight = 900;   // [px]
+
+int failWith(const QString& message)
+{
+    std::fprintf(stderr, "spikestudio: %s\n", qPrintable(message));
+    return 1;
+}
+
+/// Lets the window lay itself out and the plots finish their queued replots.
+void settle()
+{
+    for (int i = 0; i < 5; ++i) {
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("SpikeStudio"));
+    QApplication::setApplicationVersion(QStringLiteral(SPIKE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("SpikeStudio: build, run and inspect spiking neural networks."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(
+        QStringLiteral("MODEL"),
+        QStringLiteral("Model file (.json) to open; default: the bundled two_layer_lif example."),
+        QStringLiteral("[MODEL]"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a %1x%2 picture of the window to OUT (PNG) and exit.")
+            .arg(kWindowWidth)
+            .arg(kWindowHeight),
+        QStringLiteral("OUT"));
+    const QCommandLineOption runStepsOption(
+        QStringLiteral("run-steps"),
+        QStringLiteral("Run the model for N steps of zero input after opening it."),
+        QStringLiteral("N"));
+    parser.addOption(screenshotOption);
+    parser.addOption(runStepsOption);
+    parser.process(app);
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        return failWith(QStringLiteral("expected at most one MODEL, got %1 (%2)")
+                            .arg(positional.size())
+                            .arg(positional.join(QStringLiteral(", "))));
+    }
+    int runSteps = 0;
+    if (parser.isSet(runStepsOption)) {
+        bool ok = false;
+        runSteps = parser.value(runStepsOption).toInt(&ok);
+        if (!ok || runSteps < 1 || runSteps > spike::ui::MainWindow::kMaxSteps) {
+            return failWith(QStringLiteral("--run-steps expects a whole number from 1 to %1, got '%2'")
+                                .arg(spike::ui::MainWindow::kMaxSteps)
+                                .arg(parser.value(runStepsOption)));
+        }
+    }
+    const bool screenshot = parser.isSet(screenshotOption);
+    const QString modelPath =
+        positional.isEmpty() ? QString::fromLatin1(kDefaultModel) : positional.front();
+
+    spike::ui::MainWindow window;
+    window.resize(kWindowWidth, kWindowHeight);
+    QString error;
+    QString failure;  // title of what went wrong (opening or running); empty when nothing did
+    if (!window.openModel(modelPath, &error)) {
+        failure = QObject::tr("Could not open model");
+    } else if (runSteps > 0) {
+        window.stepsSpinBox()->setValue(runSteps);
+        if (!window.runSteps(runSteps, &error)) {
+            failure = QObject::tr("Run failed");
+        }
+    }
+
+    if (screenshot) {
+        if (!failure.isEmpty()) {
+            return failWith(error);
+        }
+        const QString out = parser.value(screenshotOption);
+        window.show();
+        settle();
+        const QPixmap picture = window.grab();
+        if (picture.isNull() || !picture.save(out, "PNG")) {
+            return failWith(QStringLiteral("could not write the screenshot to %1")
+                                .arg(QDir::toNativeSeparators(QFileInfo(out).absoluteFilePath())));
+        }
+        return 0;
+    }
+
+    window.show();
+    if (!failure.isEmpty()) {
+        std::fprintf(stderr, "spikestudio: %s\n", qPrintable(error));
+        QMessageBox::warning(&window, failure, error);
+    }
+    return QApplication::exec();
+}
