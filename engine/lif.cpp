@@ -61,6 +61,32 @@ void membraneStep(std::int64_t n, float* __restrict v, const float* __restrict i
     }
 }
 
+/// One whole step for one-synapse neurons without recurrence, fused into a single pass so each
+/// neuron's state is loaded and stored once. `Uniform`: every neuron shares alpha, beta, bias and
+/// threshold (element 0 of each array), which keeps the working set to the state alone.
+template <bool Noisy, bool Uniform>
+void fusedStep(std::int64_t n, const float* __restrict x, float* __restrict isyn,
+               float* __restrict v, const float* __restrict alpha, const float* __restrict beta,
+               const float* __restrict bias, const float* __restrict th,
+               const float* __restrict noise, float maxSpikes, float* __restrict spikesOut)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t p = Uniform ? 0 : i;
+        const float current = spike::kernels::lifSynapse(isyn[i], x[i], beta[p]);
+        isyn[i] = current;
+        const float vm = spike::kernels::lifMembrane(v[i], alpha[p], current,
+                                                     Noisy ? noise[i] : 0.0F, bias[p]);
+        const float sp = spike::kernels::lifSpikeCount(vm, th[p], maxSpikes);
+        v[i] = spike::kernels::lifReset(vm, sp, th[p]);
+        spikesOut[i] = sp;
+    }
+}
+
+bool allEqual(const Eigen::ArrayXf& a)
+{
+    return a.size() == 0 || (a == a[0]).all();
+}
+
 }  // namespace
 
 const std::vector<std::string>& LIF::leakModes()
@@ -228,6 +254,8 @@ void LIF::attributesChanged()
     expandTo(value(m_beta), n, m_nSyn, m_betaNS);
     expandTo(value(m_bias), n, 1, m_biasN);
     expandTo(value(m_threshold), n, 1, m_thresholdN);
+    m_uniform = allEqual(m_alphaN) && allEqual(m_betaNS) && allEqual(m_biasN) &&
+                allEqual(m_thresholdN);
 }
 
 void LIF::onResetState()
@@ -254,13 +282,44 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* re
     const float* __restrict th = m_thresholdN.data();
     const Tensor* wRec = m_hasRec ? &value(m_wRec) : nullptr;
 
+    const auto drawNoise = [&] {
+        for (std::int64_t i = 0; i < n; ++i) {
+            noise[i] = noiseScale * static_cast<float>(m_rng.normal());
+        }
+    };
+
+    if (nsyn == 1 && wRec == nullptr) {
+        for (std::int64_t t = 0; t < steps; ++t) {
+            const float* __restrict x = input + t * nIn;
+            float* __restrict spikesOut = out + t * n;
+            if (noisy) {
+                drawNoise();
+                if (m_uniform) {
+                    fusedStep<true, true>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
+                } else {
+                    fusedStep<true, false>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
+                }
+            } else if (m_uniform) {
+                fusedStep<false, true>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
+            } else {
+                fusedStep<false, false>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
+            }
+            if (recV != nullptr) {
+                std::copy(v, v + n, recV + t * n);
+            }
+            if (recI != nullptr) {
+                std::copy(isyn, isyn + n, recI + t * n);
+            }
+        }
+        std::copy(out + (steps - 1) * n, out + steps * n, s);
+        return;
+    }
+
     for (std::int64_t t = 0; t < steps; ++t) {
         const float* __restrict x = input + t * nIn;
         float* __restrict spikesOut = out + t * n;
         if (noisy) {
-            for (std::int64_t i = 0; i < n; ++i) {
-                noise[i] = noiseScale * static_cast<float>(m_rng.normal());
-            }
+            drawNoise();
         }
         if (wRec != nullptr) {
             // irec = spikes_prev @ w_rec, then isyn += x; isyn += irec (Rockpool's order).
@@ -272,10 +331,6 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* re
             }
             if (recR != nullptr) {
                 std::copy(irec, irec + nIn, recR + t * nIn);
-            }
-        } else if (nsyn == 1) {
-            for (std::int64_t i = 0; i < n; ++i) {
-                isyn[i] = spike::kernels::lifSynapse(isyn[i], x[i], beta[i]);
             }
         } else {
             for (std::int64_t j = 0; j < nIn; ++j) {
@@ -314,7 +369,7 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* re
     }
 }
 
-Tensor LIF::evolveImpl(const Tensor& input, const Recorder& recorder)
+Tensor LIF::evolveImpl(const TensorView& input, const Recorder& recorder)
 {
     const std::int64_t batches = input.dim(0);
     const std::int64_t steps = input.dim(1);

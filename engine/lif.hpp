@@ -53,7 +53,7 @@ public:
 protected:
     bool derivedUnder(const AttributeSpec& spec, const Lookup& proposed) const override;
     void attributesChanged() override;
-    Tensor evolveImpl(const Tensor& input, const Recorder& recorder) override;
+    Tensor evolveImpl(const TensorView& input, const Recorder& recorder) override;
     void onResetState() override;
 
 private:
@@ -72,6 +72,7 @@ private:
 
     // Per-neuron caches expanded from scalar-or-per-neuron attributes (refreshed on change).
     Eigen::ArrayXf m_alphaN, m_betaNS, m_biasN, m_thresholdN;
+    bool m_uniform = false;  ///< all neurons share alpha, beta, bias and threshold
     Random m_rng;
 
     // Working state of one batch element during evolve (sized per call, reused per step).

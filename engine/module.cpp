@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace spike::engine {
@@ -276,39 +277,69 @@ double Module::timeStep() const
     return 1.0;
 }
 
-Tensor Module::forwardBatched(const Tensor& input, const Recorder& recorder)
+Tensor Module::forwardBatched(const TensorView& input, const Recorder& recorder)
 {
     if (input.rank() != 3 || input.dim(2) != sizeIn()) {
         throw Error(where() + ": expected input of shape (B, T, " + std::to_string(sizeIn()) +
                     "), got " + input.shape().toString());
     }
-    // Copies keep hooks safe against removal from inside a hook.
+    // Copies keep hooks safe against removal from inside a hook. Without hooks the input is
+    // passed through as a view, never copied.
     const auto preHooks = m_hooks->pre;
     const auto postHooks = m_hooks->post;
     Tensor replaced;
-    const Tensor* in = &input;
-    for (const auto& [id, hook] : preHooks) {
-        if (auto r = hook(*this, *in)) {
-            if (r->shape() != input.shape()) {
-                throw Error(where() + ": a forward pre-hook returned shape " +
-                            r->shape().toString() + ", expected " + input.shape().toString());
+    TensorView in = input;
+    if (!preHooks.empty() || !postHooks.empty()) {
+        replaced = input.copy();
+        for (const auto& [id, hook] : preHooks) {
+            if (auto r = hook(*this, replaced)) {
+                if (r->shape() != input.shape()) {
+                    throw Error(where() + ": a forward pre-hook returned shape " +
+                                r->shape().toString() + ", expected " + input.shape().toString());
+                }
+                replaced = std::move(*r);
             }
-            replaced = std::move(*r);
-            in = &replaced;
         }
+        in = replaced.view();
     }
     Recorder local = recorder;
     const double dt = timeStep();
     local.setTimeBase(dt, static_cast<double>(m_steps) * dt);
-    Tensor output = evolveImpl(*in, local);
+    Tensor output = evolveImpl(in, local);
     for (const auto& [id, hook] : postHooks) {
-        if (auto r = hook(*this, *in, output)) {
+        if (auto r = hook(*this, replaced, output)) {
             output = std::move(*r);
         }
     }
     m_steps += input.dim(1);
     return output;
 }
+
+namespace {
+
+/// Index of the first NaN or Inf in data, or -1. The common all-finite case is one vectorised
+/// pass over the exponent bits.
+std::int64_t firstNonFinite(const float* data, std::int64_t n)
+{
+    constexpr std::uint32_t kExponent = 0x7F800000U;
+    std::uint32_t flagged = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, data + i, sizeof bits);
+        flagged |= static_cast<std::uint32_t>((bits & kExponent) == kExponent);
+    }
+    if (flagged == 0) {
+        return -1;
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (!std::isfinite(data[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+}  // namespace
 
 EvolveResult Module::evolve(const Tensor& input, const RecordSpec& record)
 {
@@ -328,19 +359,17 @@ EvolveResult Module::evolve(const Tensor& input, const RecordSpec& record)
         throw Error(where() + ": input " + input.shape().toString() +
                     " is empty; at least one time step and one batch element are needed");
     }
-    for (std::int64_t i = 0; i < input.numel(); ++i) {
-        if (!std::isfinite(input[i])) {
-            const std::int64_t ch = i % n;
-            const std::int64_t t = (i / n) % steps;
-            throw Error(where() + ": input contains " + (std::isnan(input[i]) ? "NaN" : "Inf") +
-                        " at time step " + std::to_string(t) + ", channel " + std::to_string(ch) +
-                        (batched ? ", batch " + std::to_string(i / (n * steps)) : ""));
-        }
+    if (const std::int64_t i = firstNonFinite(input.data(), input.numel()); i >= 0) {
+        const std::int64_t ch = i % n;
+        const std::int64_t t = (i / n) % steps;
+        throw Error(where() + ": input contains " + (std::isnan(input[i]) ? "NaN" : "Inf") +
+                    " at time step " + std::to_string(t) + ", channel " + std::to_string(ch) +
+                    (batched ? ", batch " + std::to_string(i / (n * steps)) : ""));
     }
     EvolveResult result;
     const Recorder recorder(record, result.record);
-    const Tensor batchedInput = batched ? input : input.reshaped(Shape{1, steps, n});
-    result.output = forwardBatched(batchedInput, recorder);
+    result.output =
+        forwardBatched(input.view().reshaped(Shape{batches, steps, n}), recorder);
     if (!batched) {
         result.output.reshape(result.output.shape().withoutFirst());
         for (auto& [path, bySignal] : result.record) {

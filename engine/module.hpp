@@ -208,7 +208,7 @@ public:
     std::int64_t stepsElapsed() const { return m_steps; }
 
     /// Forward over a (B, T, Nin) input with hooks; used by containers on their children.
-    Tensor forwardBatched(const Tensor& input, const Recorder& recorder);
+    Tensor forwardBatched(const TensorView& input, const Recorder& recorder);
 
 protected:
     Module(std::vector<std::int64_t> shape, bool spikingInput, bool spikingOutput);
@@ -236,7 +236,7 @@ protected:
     /// Called after every commit or reset: recompute derived values and caches.
     virtual void attributesChanged();
     /// The dynamics: input (B, T, Nin) → output (B, T, Nout). Records into `recorder`.
-    virtual Tensor evolveImpl(const Tensor& input, const Recorder& recorder) = 0;
+    virtual Tensor evolveImpl(const TensorView& input, const Recorder& recorder) = 0;
     /// Called by resetState() after states are re-initialised (e.g. to reseed generators).
     virtual void onResetState();
 

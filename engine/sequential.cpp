@@ -41,15 +41,17 @@ Module& Sequential::appendNamed(const std::string& name, std::unique_ptr<Module>
     return added;
 }
 
-Tensor Sequential::evolveImpl(const Tensor& input, const Recorder& recorder)
+Tensor Sequential::evolveImpl(const TensorView& input, const Recorder& recorder)
 {
     const auto children = namedChildren();
     if (children.empty()) {
         throw Error(where() + ": is empty; add at least one module before evolving");
     }
-    Tensor current = input;
-    for (const auto& [name, child] : children) {
-        current = child->forwardBatched(current, recorder.child(name));
+    Tensor current =
+        children.front().second->forwardBatched(input, recorder.child(children.front().first));
+    for (std::size_t i = 1; i < children.size(); ++i) {
+        current = children[i].second->forwardBatched(current.view(),
+                                                     recorder.child(children[i].first));
     }
     return current;
 }

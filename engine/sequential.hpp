@@ -23,7 +23,7 @@ public:
     Module& appendNamed(const std::string& name, std::unique_ptr<Module> child);
 
 protected:
-    Tensor evolveImpl(const Tensor& input, const Recorder& recorder) override;
+    Tensor evolveImpl(const TensorView& input, const Recorder& recorder) override;
 };
 
 }  // namespace spike::engine

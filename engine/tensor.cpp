@@ -122,6 +122,22 @@ bool operator==(const Shape& a, const Shape& b)
     return true;
 }
 
+TensorView TensorView::reshaped(const Shape& shape) const
+{
+    if (shape.numel() != m_shape.numel()) {
+        throw Error("cannot view a tensor of shape " + m_shape.toString() + " as " +
+                    shape.toString());
+    }
+    return {m_data, shape};
+}
+
+Tensor TensorView::copy() const
+{
+    Tensor t(m_shape);
+    std::copy(m_data, m_data + m_shape.numel(), t.data());
+    return t;
+}
+
 Tensor::Tensor() : m_shape({0}) {}
 
 Tensor::Tensor(const Shape& shape, float fill) : m_shape(shape)

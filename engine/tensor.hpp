@@ -49,6 +49,29 @@ private:
     int m_rank = 0;
 };
 
+class Tensor;
+
+/// Non-owning read-only view of contiguous float32 data with a shape. Valid only while the
+/// viewed storage lives; used to pass inputs down a module tree without copying them.
+class TensorView {
+public:
+    TensorView(const float* data, const Shape& shape) : m_data(data), m_shape(shape) {}
+    const float* data() const { return m_data; }
+    const Shape& shape() const { return m_shape; }
+    int rank() const { return m_shape.rank(); }
+    std::int64_t dim(int axis) const { return m_shape[axis]; }
+    std::int64_t numel() const { return m_shape.numel(); }
+    float operator[](std::int64_t i) const { return m_data[i]; }
+    /// Same data seen with another shape of equal numel; throws Error otherwise.
+    TensorView reshaped(const Shape& shape) const;
+    /// An owning copy.
+    Tensor copy() const;
+
+private:
+    const float* m_data;
+    Shape m_shape;
+};
+
 /// Dense float32 tensor with value semantics.
 class Tensor {
 public:
@@ -87,6 +110,9 @@ public:
     float at(std::initializer_list<std::int64_t> index) const;
     /// The single value of a scalar or one-element tensor; throws Error otherwise.
     float item() const;
+
+    /// Non-owning view of this tensor (valid while it lives and is not resized).
+    TensorView view() const { return {m_data.data(), m_shape}; }
 
     /// All elements as a flat array.
     ArrayMap flat();
