@@ -288,6 +288,9 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* re
         }
     };
 
+    if (steps == 0) {
+        return;
+    }
     if (nsyn == 1 && wRec == nullptr) {
         for (std::int64_t t = 0; t < steps; ++t) {
             const float* __restrict x = input + t * nIn;
