@@ -207,12 +207,13 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
         throw Error("--record needs --out DIR to write the recordings to");
     }
 
-    // Count spikes and neurons of every spiking leaf through forward hooks.
+    // Count spikes and neurons of every spiking neuron layer through forward hooks.
     double spikeCount = 0.0;
     std::int64_t neurons = 0;
     std::vector<engine::HookHandle> hooks;
     for (const auto& [path, m] : root->namedModules()) {
-        if (m->childCount() == 0 && m->spikingOutput()) {
+        // Neurons: spiking leaves that take input (stimulus sources have none).
+        if (m->childCount() == 0 && m->spikingOutput() && m->sizeIn() > 0) {
             neurons += m->sizeOut();
             hooks.push_back(m->registerForwardHook(
                 [&spikeCount](Module&, const Tensor&, const Tensor& output) -> std::optional<Tensor> {
@@ -225,6 +226,7 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
     // Batch elements run one after another from the same initial state, in chunks when
     // progress is shown; results equal one evolve() over (B, T, Nin).
     const engine::NestedAttributes initialState = root->state();
+    const std::int64_t initialSteps = root->stepsElapsed();
     std::map<std::string, std::vector<float>> recorded;
     std::map<std::string, Shape> sampleShape;
     const std::int64_t chunk = options.progress ? std::max<std::int64_t>(1, steps / 100) : steps;
@@ -235,6 +237,7 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
             if (engine::Status s = root->setAttributes(initialState); !s.ok) {
                 throw Error(s.message);
             }
+            root->setStepsElapsed(initialSteps);
         }
         const float* base = input.data() + b * available * nIn;
         for (std::int64_t t0 = 0; t0 < steps; t0 += chunk) {

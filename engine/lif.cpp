@@ -15,33 +15,6 @@ namespace {
 
 constexpr float kDefaultTauMem = 0.02F;  // [s]
 constexpr float kDefaultTauSyn = 0.05F;  // [s]
-constexpr float kDefaultDt = 1e-3F;      // [s]
-
-/// Expands a scalar / (1,) / (n,) / (n, nsyn) tensor to n * nsyn values (neuron-major).
-void expandTo(const Tensor& t, std::int64_t n, std::int64_t nsyn, Eigen::ArrayXf& out)
-{
-    out.resize(n * nsyn);
-    if (t.numel() == 1) {
-        out.setConstant(t[0]);
-    } else if (t.numel() == n) {
-        for (std::int64_t i = 0; i < n; ++i) {
-            out.segment(i * nsyn, nsyn).setConstant(t[i]);
-        }
-    } else {
-        std::copy(t.data(), t.data() + n * nsyn, out.data());
-    }
-}
-
-/// Tensor of the same shape with f applied element-wise.
-template <typename F>
-Tensor mapped(const Tensor& t, F f)
-{
-    Tensor out(t.shape());
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        out[i] = f(t[i]);
-    }
-    return out;
-}
 
 /// Membrane, spike and reset for n neurons given their summed synaptic currents. A separate
 /// instantiation per noise setting keeps the loop branch-free so GCC vectorises it.
@@ -82,11 +55,6 @@ void fusedStep(std::int64_t n, const float* __restrict x, float* __restrict isyn
     }
 }
 
-bool allEqual(const Eigen::ArrayXf& a)
-{
-    return a.size() == 0 || (a == a[0]).all();
-}
-
 }  // namespace
 
 const std::vector<std::string>& LIF::leakModes()
@@ -96,7 +64,7 @@ const std::vector<std::string>& LIF::leakModes()
 }
 
 LIF::LIF(std::int64_t nIn, std::int64_t nOut, bool hasRec, const AttributeMap& initial)
-    : Module({nIn, nOut}, true, true), m_hasRec(hasRec)
+    : NeuronLayer({nIn, nOut}, true, true), m_hasRec(hasRec)
 {
     if (nOut <= 0 || nIn <= 0 || nIn % nOut != 0) {
         throw Error("LIF: shape (" + std::to_string(nIn) + ", " + std::to_string(nOut) +
@@ -109,18 +77,10 @@ LIF::LIF(std::int64_t nIn, std::int64_t nOut, bool hasRec, const AttributeMap& i
     onResetState();
 }
 
-std::vector<std::string> LIF::recordableSignals() const
-{
-    if (m_hasRec) {
-        return {"vmem", "isyn", "irec", "spikes"};
-    }
-    return {"vmem", "isyn", "spikes"};
-}
-
 void LIF::registerAttributes()
 {
     const std::int64_t n = sizeOut();
-    const std::vector<Shape> perNeuron{Shape{}, Shape{1}, Shape{n}};
+    const std::vector<Shape> perNeuron = perNeuronShapes();
     const std::vector<Shape> perSynapse{Shape{}, Shape{1}, Shape{n}, Shape{n, m_nSyn}};
 
     m_tauMem = addAttribute(parameter("tau_mem").family("taus").shapes(perNeuron).units("s")
@@ -131,10 +91,10 @@ void LIF::registerAttributes()
                                 .doc("Synaptic time constant (settable in leak_mode 'taus')"));
     Bounds unitOpen{0.0, 1.0, false, false};
     m_alpha = addAttribute(parameter("alpha").family("decays").shapes(perNeuron).bounds(unitOpen)
-                               .initConstant(std::exp(-kDefaultDt / kDefaultTauMem))
+                               .initConstant(std::exp(-kDefaultTimeStep / kDefaultTauMem))
                                .doc("Membrane decay per step (settable in leak_mode 'decays')"));
     m_beta = addAttribute(parameter("beta").family("decays").shapes(perSynapse).bounds(unitOpen)
-                              .initConstant(std::exp(-kDefaultDt / kDefaultTauSyn))
+                              .initConstant(std::exp(-kDefaultTimeStep / kDefaultTauSyn))
                               .doc("Synaptic decay per step (settable in leak_mode 'decays')"));
     m_dashMem = addAttribute(parameter("dash_mem").family("bitshifts").shapes(perNeuron).integer()
                                  .range(1, 31).initConstant(5.0F)
@@ -147,8 +107,7 @@ void LIF::registerAttributes()
     m_threshold = addAttribute(parameter("threshold").family("thresholds").shapes(perNeuron)
                                    .positive().initConstant(1.0F)
                                    .doc("Firing threshold; subtracted from vmem per spike"));
-    m_dt = addAttribute(simulationParameter("dt").units("s").positive().initConstant(kDefaultDt)
-                            .doc("Simulation time step"));
+    m_dt = addAttribute(timeStepAttribute());
     m_noiseStd = addAttribute(simulationParameter("noise_std").nonNegative().initConstant(0.0F)
                                   .doc("Std. dev. of membrane noise after 1 s (scaled by sqrt(dt))"));
     m_maxSpikes = addAttribute(simulationParameter("max_spikes_per_dt").integer()
@@ -256,16 +215,45 @@ void LIF::attributesChanged()
     expandTo(value(m_threshold), n, 1, m_thresholdN);
     m_uniform = allEqual(m_alphaN) && allEqual(m_betaNS) && allEqual(m_biasN) &&
                 allEqual(m_thresholdN);
+    // A new seed (from a model file, the inspector, --seed) restarts the noise stream at once, so
+    // a loaded model draws exactly what a freshly built one with that seed draws.
+    if (value(m_seed)[0] != m_seededWith) {
+        onResetState();
+    }
 }
 
 void LIF::onResetState()
 {
-    m_rng.reseed(static_cast<std::uint64_t>(value(m_seed)[0]));
+    m_seededWith = value(m_seed)[0];
+    m_rng.reseed(static_cast<std::uint64_t>(m_seededWith));
 }
 
-void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* recV, float* recI,
-                   float* recR)
+std::vector<NeuronLayer::CarriedState> LIF::carriedStates()
 {
+    return {{m_vmem, &m_v}, {m_isyn, &m_i}, {m_spikes, &m_s}};
+}
+
+std::vector<NeuronLayer::Trace> LIF::traces() const
+{
+    std::vector<Trace> out{{"vmem", Shape{sizeOut()}, ""}, {"isyn", Shape{sizeOut(), m_nSyn}, ""}};
+    if (m_hasRec) {
+        out.push_back({"irec", Shape{sizeOut(), m_nSyn}, ""});
+    }
+    return out;
+}
+
+void LIF::prepareEvolve()
+{
+    m_noise.setZero(sizeOut());
+    m_sum.resize(sizeOut());
+    m_irec.resize(sizeIn());
+}
+
+void LIF::runBatch(const float* input, std::int64_t steps, float* out, const TraceTargets& traces)
+{
+    float* recV = traces[0];
+    float* recI = traces[1];
+    float* recR = m_hasRec ? traces[2] : nullptr;
     const std::int64_t n = sizeOut();
     const std::int64_t nIn = sizeIn();
     const std::int64_t nsyn = m_nSyn;
@@ -370,64 +358,6 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, float* re
             std::copy(isyn, isyn + nIn, recI + t * nIn);
         }
     }
-}
-
-Tensor LIF::evolveImpl(const TensorView& input, const Recorder& recorder)
-{
-    const std::int64_t batches = input.dim(0);
-    const std::int64_t steps = input.dim(1);
-    const std::int64_t n = sizeOut();
-    const std::int64_t nIn = sizeIn();
-    Tensor output(Shape{batches, steps, n});
-
-    const bool wantV = recorder.wants("vmem");
-    const bool wantI = recorder.wants("isyn");
-    const bool wantR = m_hasRec && recorder.wants("irec");
-    Tensor recV = wantV ? Tensor(Shape{batches, steps, n}) : Tensor();
-    Tensor recI = wantI ? Tensor(Shape{batches, steps, n, m_nSyn}) : Tensor();
-    Tensor recR = wantR ? Tensor(Shape{batches, steps, n, m_nSyn}) : Tensor();
-
-    m_v.resize(n);
-    m_i.resize(nIn);
-    m_s.resize(n);
-    m_noise.setZero(n);
-    m_sum.resize(n);
-    m_irec.resize(nIn);
-
-    Tensor finalV;
-    Tensor finalI;
-    Tensor finalS;
-    for (std::int64_t b = 0; b < batches; ++b) {
-        std::copy(value(m_vmem).data(), value(m_vmem).data() + n, m_v.data());
-        std::copy(value(m_isyn).data(), value(m_isyn).data() + nIn, m_i.data());
-        std::copy(value(m_spikes).data(), value(m_spikes).data() + n, m_s.data());
-        runBatch(input.data() + b * steps * nIn, steps, output.data() + b * steps * n,
-                 wantV ? recV.data() + b * steps * n : nullptr,
-                 wantI ? recI.data() + b * steps * nIn : nullptr,
-                 wantR ? recR.data() + b * steps * nIn : nullptr);
-        if (b == 0) {
-            finalV = Tensor(Shape{n}, std::vector<float>(m_v.data(), m_v.data() + n));
-            finalI = Tensor(Shape{n, m_nSyn}, std::vector<float>(m_i.data(), m_i.data() + nIn));
-            finalS = Tensor(Shape{n}, std::vector<float>(m_s.data(), m_s.data() + n));
-        }
-    }
-    stateRef(m_vmem) = std::move(finalV);
-    stateRef(m_isyn) = std::move(finalI);
-    stateRef(m_spikes) = std::move(finalS);
-
-    if (wantV) {
-        recorder.record("vmem", std::move(recV), "", false);
-    }
-    if (wantI) {
-        recorder.record("isyn", std::move(recI), "", false);
-    }
-    if (wantR) {
-        recorder.record("irec", std::move(recR), "", false);
-    }
-    if (recorder.wants("spikes")) {
-        recorder.record("spikes", output, "", true);
-    }
-    return output;
 }
 
 }  // namespace spike::engine

@@ -18,11 +18,12 @@
 //                and dash = -log2(1 - alpha) when derived (rounded when switching into bitshifts)
 //
 // States start at zero. Recordable: vmem, isyn, irec (recurrent contribution of that step),
-// spikes. Thread: owned by whichever thread evolves it; evolve() allocates per call, never per
-// step.
+// spikes. The batch loop and the recording are NeuronLayer's; this class runs the steps of one
+// batch element. Thread: owned by whichever thread evolves it; evolve() allocates per call, never
+// per step.
 #pragma once
 
-#include "module.hpp"
+#include "neuron_layer.hpp"
 #include "random.hpp"
 
 #include <Eigen/Core>
@@ -30,7 +31,7 @@
 namespace spike::engine {
 
 /// Rockpool-compatible LIF layer.
-class LIF : public Module {
+class LIF : public NeuronLayer {
 public:
     /// Leak mode names, as accepted by the leak_mode attribute.
     static const std::vector<std::string>& leakModes();
@@ -44,8 +45,6 @@ public:
     nlohmann::json config() const override;
     std::string extraRepr() const override;
 
-    std::vector<std::string> recordableSignals() const override;
-
     std::int64_t nSynapses() const { return m_nSyn; }
     std::int64_t nNeurons() const { return sizeOut(); }
     bool hasRecurrence() const { return m_hasRec; }
@@ -53,13 +52,16 @@ public:
 protected:
     bool derivedUnder(const AttributeSpec& spec, const Lookup& proposed) const override;
     void attributesChanged() override;
-    Tensor evolveImpl(const TensorView& input, const Recorder& recorder) override;
     void onResetState() override;
+    std::vector<CarriedState> carriedStates() override;
+    /// vmem (Nout,), isyn (Nout, n_synapses), then irec (Nout, n_synapses) with has_rec.
+    std::vector<Trace> traces() const override;
+    void prepareEvolve() override;
+    void runBatch(const float* input, std::int64_t steps, float* out,
+                  const TraceTargets& traces) override;
 
 private:
     void registerAttributes();
-    void runBatch(const float* input, std::int64_t steps, float* out, float* recV, float* recI,
-                  float* recR);
 
     std::int64_t m_nSyn = 1;
     bool m_hasRec = false;
@@ -74,6 +76,7 @@ private:
     Eigen::ArrayXf m_alphaN, m_betaNS, m_biasN, m_thresholdN;
     bool m_uniform = false;  ///< all neurons share alpha, beta, bias and threshold
     Random m_rng;
+    float m_seededWith = -1.0F;  ///< seed the noise generator was last started from
 
     // Working state of one batch element during evolve (sized per call, reused per step).
     Eigen::ArrayXf m_v, m_i, m_s, m_noise, m_sum;

@@ -250,6 +250,14 @@ void Module::train(bool mode)
     apply([mode](Module& m) { m.m_training = mode; });
 }
 
+void Module::setStepsElapsed(std::int64_t steps)
+{
+    if (steps < 0) {
+        throw Error(where() + ": elapsed steps must be >= 0, got " + std::to_string(steps));
+    }
+    apply([steps](Module& m) { m.m_steps = steps; });
+}
+
 std::vector<std::string> Module::recordableSignals() const
 {
     return {};
@@ -277,42 +285,51 @@ double Module::timeStep() const
     return 1.0;
 }
 
+Tensor Module::runWithHooks(const TensorView& input,
+                            const std::function<Tensor(const TensorView&)>& body)
+{
+    // Copies keep hooks safe against removal from inside a hook.
+    const auto preHooks = m_hooks->pre;
+    const auto postHooks = m_hooks->post;
+    if (preHooks.empty() && postHooks.empty()) {
+        return body(input);
+    }
+    Tensor in = input.copy();
+    for (const auto& [id, hook] : preHooks) {
+        if (auto r = hook(*this, in)) {
+            if (r->shape() != input.shape()) {
+                throw Error(where() + ": a forward pre-hook returned shape " +
+                            r->shape().toString() + ", expected " + input.shape().toString());
+            }
+            in = std::move(*r);
+        }
+    }
+    Tensor output = body(in.view());
+    for (const auto& [id, hook] : postHooks) {
+        if (auto r = hook(*this, in, output)) {
+            output = std::move(*r);
+        }
+    }
+    return output;
+}
+
 Tensor Module::forwardBatched(const TensorView& input, const Recorder& recorder)
 {
     if (input.rank() != 3 || input.dim(2) != sizeIn()) {
         throw Error(where() + ": expected input of shape (B, T, " + std::to_string(sizeIn()) +
                     "), got " + input.shape().toString());
     }
-    // Copies keep hooks safe against removal from inside a hook. Without hooks the input is
-    // passed through as a view, never copied.
-    const auto preHooks = m_hooks->pre;
-    const auto postHooks = m_hooks->post;
-    Tensor replaced;
-    TensorView in = input;
-    if (!preHooks.empty() || !postHooks.empty()) {
-        replaced = input.copy();
-        for (const auto& [id, hook] : preHooks) {
-            if (auto r = hook(*this, replaced)) {
-                if (r->shape() != input.shape()) {
-                    throw Error(where() + ": a forward pre-hook returned shape " +
-                                r->shape().toString() + ", expected " + input.shape().toString());
-                }
-                replaced = std::move(*r);
-            }
-        }
-        in = replaced.view();
-    }
     Recorder local = recorder;
     const double dt = timeStep();
     local.setTimeBase(dt, static_cast<double>(m_steps) * dt);
-    Tensor output = evolveImpl(in, local);
-    for (const auto& [id, hook] : postHooks) {
-        if (auto r = hook(*this, replaced, output)) {
-            output = std::move(*r);
-        }
-    }
+    Tensor output = runWithHooks(input, [&](const TensorView& in) { return evolveImpl(in, local); });
     m_steps += input.dim(1);
     return output;
+}
+
+Tensor Module::forward(const Tensor& input)
+{
+    return evolve(input).output;
 }
 
 namespace {

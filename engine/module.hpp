@@ -206,9 +206,17 @@ public:
     double timeStep() const;
     /// Steps evolved since construction or the last resetState().
     std::int64_t stepsElapsed() const { return m_steps; }
+    /// Sets the elapsed-step counter of this module and every descendant (used to replay a
+    /// span from a saved state, e.g. one batch element after another). States are not touched.
+    void setStepsElapsed(std::int64_t steps);
 
     /// Forward over a (B, T, Nin) input with hooks; used by containers on their children.
     Tensor forwardBatched(const TensorView& input, const Recorder& recorder);
+
+    /// torch-style call: the module applied to one tensor, with hooks. Layers accept their own
+    /// layouts (Linear (..., in), Conv2d (N, C, H, W), activations any shape); time-series
+    /// modules (neurons, sources, Sequential of them) take (T, Nin) or (B, T, Nin) and evolve.
+    virtual Tensor forward(const Tensor& input);
 
 protected:
     Module(std::vector<std::int64_t> shape, bool spikingInput, bool spikingOutput);
@@ -239,6 +247,11 @@ protected:
     virtual Tensor evolveImpl(const TensorView& input, const Recorder& recorder) = 0;
     /// Called by resetState() after states are re-initialised (e.g. to reseed generators).
     virtual void onResetState();
+
+    /// Runs pre-hooks on `input`, then `body`, then post-hooks; without hooks the input is
+    /// passed through as a view, never copied.
+    Tensor runWithHooks(const TensorView& input,
+                        const std::function<Tensor(const TensorView&)>& body);
 
     /// "Class 'path'" prefix for messages.
     std::string where() const;

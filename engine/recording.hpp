@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <type_traits>
 
 namespace spike::engine {
 
@@ -31,7 +32,14 @@ struct RecordSpec {
     std::set<std::string> keys;
 
     RecordSpec() = default;
-    RecordSpec(bool everything) : all(everything) {}  // NOLINT: implicit from bool, like Rockpool
+    /// RecordSpec(true) records everything, like Rockpool's evolve(input, record=True). Only a
+    /// real bool converts (a string literal must not silently mean "everything").
+    template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+    RecordSpec(B everything) : all(everything)  // NOLINT: implicit from bool on purpose
+    {
+    }
+    /// Records just these "PATH.ATTR" keys: RecordSpec({"0.vmem", "1.spikes"}).
+    RecordSpec(std::initializer_list<std::string> selected) : keys(selected) {}
     explicit RecordSpec(std::set<std::string> selected) : keys(std::move(selected)) {}
 
     bool any() const { return all || !keys.empty(); }

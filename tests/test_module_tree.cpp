@@ -443,6 +443,16 @@ private slots:
         // Reset reseeds: the same run again gives the same result.
         whole->resetState();
         QVERIFY(whole->evolve(x).output.identical(full.output));
+        // Setting a seed takes effect at once: a module given seed 7 after construction draws
+        // what one built with seed 7 draws, and differs from seed 42.
+        LIF built(6, 6, false, {{"noise_std", Tensor::scalar(0.5F)}, {"seed", Tensor::scalar(7)}});
+        LIF edited(6, 6, false, {{"noise_std", Tensor::scalar(0.5F)}});
+        QVERIFY(edited.setAttribute("seed", Tensor::scalar(7)).ok);
+        LIF other(6, 6, false, {{"noise_std", Tensor::scalar(0.5F)}, {"seed", Tensor::scalar(42)}});
+        const auto vOf = [&](LIF& m) { return m.evolve(x, RecordSpec(true)).record.at("").at("vmem").data; };
+        const Tensor vBuilt = vOf(built);
+        QVERIFY(vOf(edited).identical(vBuilt));
+        QVERIFY(!vOf(other).identical(vBuilt));
     }
 
     void recordSelectionRecordsOnlyWhatIsAsked()
@@ -455,6 +465,12 @@ private slots:
         QCOMPARE(r.record.at("1.1").at("irec").data.shape(), (Shape{20, 2, 1}));
         QCOMPARE(r.record.at("0").at("vmem").dt, static_cast<double>(1e-3F));
         QCOMPARE(root->evolve(randomInput(5, 4, 2)).record.size(), std::size_t{0});
+        // A braced list of keys selects those keys (it must not decay to "record everything").
+        const auto one = root->evolve(randomInput(5, 4, 2), {"0.vmem"});
+        QCOMPARE(one.record.size(), std::size_t{1});
+        QCOMPARE(one.record.at("0").size(), std::size_t{1});
+        const auto single = root->evolve(randomInput(5, 4, 2), RecordSpec({"1.0.isyn"}));
+        QCOMPARE(flatten(single.record).size(), std::size_t{1});
     }
 
     void analyticMembraneAndSynapse()

@@ -152,6 +152,33 @@ private slots:
         QVERIFY(bad.exitCode != 0);
     }
 
+    void batchedRunWithTimedSourcesEqualsEvolve()
+    {
+        // Sources depend on time and on their random stream: running batch elements one after
+        // another must replay the same span, exactly as one evolve() over (B, T, 0) does.
+        QTemporaryDir dir;
+        const std::string model = dir.filePath("driven.json").toStdString();
+        std::ofstream(model) << R"({"format": "spikestudio.model", "version": 1, "model": {
+            "type": "Sequential", "children": [
+              {"type": "PulseTrain", "config": {"shape": [4]},
+               "attributes": {"amplitude": 0.4, "onset": 0.02, "duration": 0.01, "period": 0.07}},
+              {"type": "LIF", "config": {"shape": [4, 2]},
+               "attributes": {"tau_syn": 0.005, "noise_std": 0.3, "seed": 2}}]}})";
+        npy::save(dir.filePath("none.npy").toStdString(), Tensor(Shape{3, 150, 0}));
+        const QString out = dir.filePath("rec");
+        const Outcome o = runSpikesim({"run", QString::fromStdString(model), "--input",
+                                       dir.filePath("none.npy"), "--record", "0.output",
+                                       "--record", "1.vmem", "--out", out, "--progress"});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        QVERIFY2(o.out.startsWith("steps 150, batch 3, neurons 2,"), qPrintable(o.out));
+        auto reference = loadModel(model);
+        const auto expected = reference->evolve(Tensor(Shape{3, 150, 0}), RecordSpec(true));
+        const Tensor pulses = npy::load((out + "/0.output.npy").toStdString());
+        QCOMPARE(pulses.shape(), (Shape{3, 150, 4}));
+        QVERIFY(pulses.identical(expected.record.at("0").at("output").data));
+        QVERIFY(npy::load((out + "/1.vmem.npy").toStdString()).identical(expected.record.at("1").at("vmem").data));
+    }
+
     void stateDictFolderIsLoadedBeforeRunning()
     {
         QTemporaryDir dir;

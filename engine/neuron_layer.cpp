@@ -1,0 +1,116 @@
+// NeuronLayer: the batch loop and the helpers shared by neuron populations. See neuron_layer.hpp.
+#include "neuron_layer.hpp"
+
+#include <algorithm>
+
+namespace spike::engine {
+
+NeuronLayer::NeuronLayer(std::vector<std::int64_t> shape, bool spikingInput, bool spikingOutput)
+    : Module(std::move(shape), spikingInput, spikingOutput)
+{
+}
+
+std::vector<std::string> NeuronLayer::recordableSignals() const
+{
+    std::vector<std::string> out;
+    for (const auto& t : traces()) {
+        out.push_back(t.name);
+    }
+    out.emplace_back("spikes");
+    return out;
+}
+
+void NeuronLayer::prepareEvolve() {}
+
+Tensor NeuronLayer::evolveImpl(const TensorView& input, const Recorder& recorder)
+{
+    const std::int64_t batches = input.dim(0);
+    const std::int64_t steps = input.dim(1);
+    const std::int64_t n = sizeOut();
+    const std::int64_t nIn = sizeIn();
+    Tensor output(Shape{batches, steps, n});
+
+    const std::vector<Trace> offered = traces();
+    std::vector<Tensor> recorded(offered.size());
+    std::vector<bool> wanted(offered.size(), false);
+    for (std::size_t k = 0; k < offered.size(); ++k) {
+        if (recorder.wants(offered[k].name)) {
+            wanted[k] = true;
+            recorded[k] = Tensor(offered[k].step.prepended(steps).prepended(batches));
+        }
+    }
+
+    const std::vector<CarriedState> carried = carriedStates();
+    for (const auto& c : carried) {
+        c.work->resize(value(c.state).numel());
+    }
+    prepareEvolve();
+
+    std::vector<Tensor> finals(carried.size());
+    TraceTargets targets(offered.size(), nullptr);
+    for (std::int64_t b = 0; b < batches; ++b) {
+        for (const auto& c : carried) {
+            const Tensor& stored = value(c.state);
+            std::copy(stored.data(), stored.data() + stored.numel(), c.work->data());
+        }
+        for (std::size_t k = 0; k < offered.size(); ++k) {
+            targets[k] = wanted[k] ? recorded[k].data() + b * steps * offered[k].step.numel()
+                                   : nullptr;
+        }
+        runBatch(input.data() + b * steps * nIn, steps, output.data() + b * steps * n, targets);
+        if (b == 0) {
+            for (std::size_t k = 0; k < carried.size(); ++k) {
+                const Eigen::ArrayXf& w = *carried[k].work;
+                finals[k] = Tensor(value(carried[k].state).shape(),
+                                   std::vector<float>(w.data(), w.data() + w.size()));
+            }
+        }
+    }
+    if (batches > 0) {
+        for (std::size_t k = 0; k < carried.size(); ++k) {
+            stateRef(carried[k].state) = std::move(finals[k]);
+        }
+    }
+
+    for (std::size_t k = 0; k < offered.size(); ++k) {
+        if (wanted[k]) {
+            recorder.record(offered[k].name, std::move(recorded[k]), offered[k].units, false);
+        }
+    }
+    if (recorder.wants("spikes")) {
+        recorder.record("spikes", output, "", true);
+    }
+    return output;
+}
+
+std::vector<Shape> NeuronLayer::perNeuronShapes() const
+{
+    return {Shape{}, Shape{1}, Shape{sizeOut()}};
+}
+
+AttributeBuilder NeuronLayer::timeStepAttribute()
+{
+    return std::move(simulationParameter("dt").units("s").positive().initConstant(kDefaultTimeStep)
+                         .doc("Simulation time step"));
+}
+
+void NeuronLayer::expandTo(const Tensor& t, std::int64_t n, std::int64_t nsyn, Eigen::ArrayXf& out)
+{
+    out.resize(n * nsyn);
+    if (t.numel() == 1) {
+        out.setConstant(t[0]);
+    } else if (t.numel() == n) {
+        for (std::int64_t i = 0; i < n; ++i) {
+            out.segment(i * nsyn, nsyn).setConstant(t[i]);
+        }
+    } else {
+        std::copy(t.data(), t.data() + n * nsyn, out.data());
+    }
+}
+
+bool NeuronLayer::allEqual(const Eigen::ArrayXf& a)
+{
+    return a.size() == 0 || (a == a[0]).all();
+}
+
+}  // namespace spike::engine
