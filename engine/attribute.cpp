@@ -233,6 +233,18 @@ AttributeBuilder& AttributeBuilder::inStateDict(bool included)
     return *this;
 }
 
+AttributeBuilder& AttributeBuilder::optionalOnLoad(bool optional)
+{
+    m_spec.optionalOnLoad = optional;
+    return *this;
+}
+
+AttributeBuilder& AttributeBuilder::keepOnResetState(bool keep)
+{
+    m_spec.keepOnResetState = keep;
+    return *this;
+}
+
 AttributeBuilder& AttributeBuilder::initConstant(float value)
 {
     const Shape canonical = m_spec.shapes.empty() ? Shape{} : m_spec.shapes.front();

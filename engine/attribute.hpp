@@ -76,6 +76,12 @@ struct AttributeSpec {
     std::vector<std::string> choices;  ///< For ValueType::Enum.
     bool liveEditable = true;   ///< May change while a simulation runs (else needs a rebuild).
     bool inStateDict = true;    ///< Appears in stateDict() (false for simulation parameters).
+    /// A state dict may lack this key without it counting as missing (PyTorch tolerates old
+    /// checkpoints without BatchNorm's num_batches_tracked the same way).
+    bool optionalOnLoad = false;
+    /// A State that resetState() leaves alone: learned statistics such as BatchNorm's running
+    /// mean, which are torch buffers but not dynamical state between simulation runs.
+    bool keepOnResetState = false;
     InitFunction init;          ///< Initial / reset value.
 
     /// Checks `value` against type, shape alternatives, finiteness, integrality and bounds.
@@ -105,6 +111,8 @@ public:
     AttributeBuilder& choices(std::vector<std::string> options);
     AttributeBuilder& live(bool editable);
     AttributeBuilder& inStateDict(bool included);
+    AttributeBuilder& optionalOnLoad(bool optional = true);
+    AttributeBuilder& keepOnResetState(bool keep = true);
     /// Initial value: a constant filling the canonical shape.
     AttributeBuilder& initConstant(float value);
     AttributeBuilder& initEnum(std::string value);

@@ -1,29 +1,9 @@
 // Linear, Flatten, Identity. See linear.hpp.
 #include "linear.hpp"
 
-#include "random.hpp"
-
-#include <cmath>
+#include "init.hpp"
 
 namespace spike::engine {
-
-namespace {
-
-/// U(-bound, bound) tensor drawn from a generator seeded by the module's "seed" and `stream`.
-InitFunction uniformInit(Shape shape, std::int64_t fanIn, std::uint64_t stream)
-{
-    return [shape, fanIn, stream](const Module& m) -> AttributeValue {
-        Random rng(static_cast<std::uint64_t>(m.tensor("seed")[0]) * 2654435761ULL + stream);
-        const double bound = 1.0 / std::sqrt(static_cast<double>(std::max<std::int64_t>(fanIn, 1)));
-        Tensor t(shape);
-        for (std::int64_t i = 0; i < t.numel(); ++i) {
-            t[i] = static_cast<float>(rng.uniform(-bound, bound));
-        }
-        return t;
-    };
-}
-
-}  // namespace
 
 Linear::Linear(std::int64_t inFeatures, std::int64_t outFeatures, bool bias,
                const AttributeMap& initial)

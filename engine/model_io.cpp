@@ -144,8 +144,8 @@ void writeAtomically(const std::string& path, const std::string& text)
     }
 }
 
-std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
-                                    const std::string& baseDir)
+/// Checks the keys of a module object and returns its "type".
+std::string moduleType(const nlohmann::json& j, const std::string& pointer)
 {
     if (!j.is_object()) {
         fail(pointer, std::string("expected a module object, got ") + j.type_name());
@@ -163,7 +163,139 @@ std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& 
     if (!j.at("type").is_string()) {
         fail(pointer + "/type", "expected a string naming the module type");
     }
-    const std::string type = j.at("type").get<std::string>();
+    return j.at("type").get<std::string>();
+}
+
+std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
+                                    const std::string& baseDir);
+
+void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string& pointer,
+                       const std::string& baseDir);
+
+/// Sets the file's attributes on `module`, then its children. `fixedChildren`: the children
+/// were built by a constructor (a composite such as DynamicsNetwork), so the file's children are
+/// matched onto them by name and their attributes set; otherwise they are built and attached.
+void applyModuleJson(Module& module, const nlohmann::json& j, const std::string& pointer,
+                     const std::string& baseDir, bool fixedChildren)
+{
+    const std::string type = module.className();
+    if (j.contains("attributes")) {
+        const auto& attrs = j.at("attributes");
+        const std::string attrPointer = pointer + "/attributes";
+        if (!attrs.is_object()) {
+            fail(attrPointer, "expected an object mapping attribute names to values");
+        }
+        AttributeMap values;
+        for (const auto& [name, value] : attrs.items()) {
+            const std::string p = attrPointer + "/" + escapePointerToken(name);
+            if (!module.hasAttribute(name)) {
+                std::string names;
+                for (const auto& v : module.attributes()) {
+                    names += (names.empty() ? "" : ", ") + v.spec->name;
+                }
+                fail(p, "unknown attribute for " + type + " (attributes: " +
+                            (names.empty() ? std::string("none") : names) + ")");
+            }
+            AttributeValue decoded = attributeFromJson(value, p, baseDir);
+            if (Status s = module.spec(name).validate(decoded, type); !s.ok) {
+                fail(p, s.message);
+            }
+            values.emplace(name, std::move(decoded));
+        }
+        if (Status s = module.setAttributes({{"", values}}); !s.ok) {
+            fail(attrPointer, s.message);
+        }
+    }
+
+    if (!j.contains("children")) {
+        return;
+    }
+    const auto& children = j.at("children");
+    if (!children.is_array()) {
+        fail(pointer + "/children", "expected a list of modules");
+    }
+    const ModuleTypeInfo* info = findModuleType(type);
+    if (!fixedChildren && (info == nullptr || !info->container) && !children.empty()) {
+        fail(pointer + "/children", type + " cannot hold child modules");
+    }
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < children.size(); ++i) {
+        const std::string p = pointer + "/children/" + std::to_string(i);
+        const auto& c = children[i];
+        std::string name = std::to_string(i);
+        if (c.is_object() && c.contains("name")) {
+            if (!c.at("name").is_string()) {
+                fail(p + "/name", "expected a string");
+            }
+            name = c.at("name").get<std::string>();
+        }
+        if (fixedChildren) {
+            if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+                fail(p + "/name", "child '" + name + "' of " + type + " appears twice");
+            }
+            seen.push_back(name);
+            Module* target = nullptr;
+            std::string names;
+            for (const auto& [n, m] : module.namedChildren()) {
+                names += (names.empty() ? "'" : ", '") + n + "'";
+                if (n == name) {
+                    target = m;
+                }
+            }
+            if (target == nullptr) {
+                fail(c.is_object() && c.contains("name") ? p + "/name" : p,
+                     type + " builds its children from its config and has no child named '" +
+                         name + "' (children: " + (names.empty() ? std::string("none") : names) +
+                         ")");
+            }
+            applyToBuiltChild(*target, c, p, baseDir);
+            continue;
+        }
+        std::unique_ptr<Module> child = buildModule(c, p, baseDir);
+        try {
+            attachChild(module, name, std::move(child));
+        } catch (const Error& e) {
+            fail(p, e.what());
+        }
+    }
+}
+
+/// Applies a file's module object to a child its parent's constructor built: the type must be
+/// the built one, config entries given must equal the built child's, then attributes and
+/// children are set as for any module (the child's own children are fixed too).
+void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string& pointer,
+                       const std::string& baseDir)
+{
+    const std::string type = moduleType(j, pointer);
+    const std::string parent = child.parent() != nullptr ? child.parent()->className() : "";
+    if (type != child.className()) {
+        fail(pointer + "/type", parent + " builds its child '" + child.name() + "' as " +
+                                    child.className() + ", not " + type);
+    }
+    if (j.contains("config")) {
+        const auto& config = j.at("config");
+        if (!config.is_object()) {
+            fail(pointer + "/config", "expected an object");
+        }
+        const nlohmann::json built = child.config();
+        for (const auto& [key, value] : config.items()) {
+            const std::string p = pointer + "/config/" + escapePointerToken(key);
+            if (!built.is_object() || !built.contains(key)) {
+                fail(p, "unknown config key for " + type);
+            }
+            if (built.at(key) != value) {
+                fail(p, parent + " builds its child '" + child.name() + "' with " + key + " = " +
+                            built.at(key).dump() + " (from its own config), not " + value.dump());
+            }
+        }
+    }
+    applyModuleJson(child, j, pointer, baseDir, true);
+}
+
+std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
+                                    const std::string& baseDir)
+{
+    const std::string type = moduleType(j, pointer);
     std::unique_ptr<Module> module;
     const nlohmann::json config = j.value("config", nlohmann::json::object());
     try {
@@ -174,61 +306,9 @@ std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& 
     } catch (const Error& e) {
         fail(pointer + (findModuleType(type) == nullptr ? "/type" : "/config"), e.what());
     }
-
-    if (j.contains("attributes")) {
-        const auto& attrs = j.at("attributes");
-        const std::string attrPointer = pointer + "/attributes";
-        if (!attrs.is_object()) {
-            fail(attrPointer, "expected an object mapping attribute names to values");
-        }
-        AttributeMap values;
-        for (const auto& [name, value] : attrs.items()) {
-            const std::string p = attrPointer + "/" + escapePointerToken(name);
-            if (!module->hasAttribute(name)) {
-                std::string names;
-                for (const auto& v : module->attributes()) {
-                    names += (names.empty() ? "" : ", ") + v.spec->name;
-                }
-                fail(p, "unknown attribute for " + type + " (attributes: " + names + ")");
-            }
-            AttributeValue decoded = attributeFromJson(value, p, baseDir);
-            if (Status s = module->spec(name).validate(decoded, type); !s.ok) {
-                fail(p, s.message);
-            }
-            values.emplace(name, std::move(decoded));
-        }
-        if (Status s = module->setAttributes({{"", values}}); !s.ok) {
-            fail(attrPointer, s.message);
-        }
-    }
-
-    if (j.contains("children")) {
-        const auto& children = j.at("children");
-        if (!children.is_array()) {
-            fail(pointer + "/children", "expected a list of modules");
-        }
-        const ModuleTypeInfo* info = findModuleType(type);
-        if (!info->container && !children.empty()) {
-            fail(pointer + "/children", type + " cannot hold child modules");
-        }
-        for (std::size_t i = 0; i < children.size(); ++i) {
-            const std::string p = pointer + "/children/" + std::to_string(i);
-            const auto& c = children[i];
-            std::string name = std::to_string(i);
-            if (c.is_object() && c.contains("name")) {
-                if (!c.at("name").is_string()) {
-                    fail(p + "/name", "expected a string");
-                }
-                name = c.at("name").get<std::string>();
-            }
-            std::unique_ptr<Module> child = buildModule(c, p, baseDir);
-            try {
-                attachChild(*module, name, std::move(child));
-            } catch (const Error& e) {
-                fail(p, e.what());
-            }
-        }
-    }
+    // A module whose constructor built children (a composite) keeps them.
+    const bool fixedChildren = module->childCount() > 0;
+    applyModuleJson(*module, j, pointer, baseDir, fixedChildren);
     return module;
 }
 

@@ -31,8 +31,8 @@ const std::vector<ModuleTypeInfo>& moduleTypes();
 const ModuleTypeInfo* findModuleType(const std::string& type);
 /// Builds a module; throws Error for an unknown type (listing the known ones) or a bad config.
 std::unique_ptr<Module> createModule(const std::string& type, const nlohmann::json& config);
-/// Adds `child` to a container built by createModule (Sequential appends with a size check);
-/// throws Error when `parent` holds no children.
+/// Adds `child` to a container built by createModule (Sequential appends with a size check,
+/// ModuleList by index); throws Error when `parent` is not a container.
 void attachChild(Module& parent, const std::string& name, std::unique_ptr<Module> child);
 
 }  // namespace spike::engine

@@ -308,7 +308,7 @@ void Module::resetState()
 {
     apply([](Module& m) {
         for (auto& slot : m.m_slots) {
-            if (slot.spec.kind == AttributeKind::State) {
+            if (slot.spec.kind == AttributeKind::State && !slot.spec.keepOnResetState) {
                 slot.value = slot.spec.init(m);
             }
         }
@@ -382,7 +382,11 @@ LoadStateDictResult Module::loadStateDict(const StateDict& dict, bool strict)
     }
     for (const auto& [k, v] : current) {
         if (provided.count(k) == 0) {
-            result.missingKeys.push_back(k);
+            const auto dot = k.rfind('.');
+            const Module& owner = getSubmodule(dot == std::string::npos ? "" : k.substr(0, dot));
+            if (!owner.spec(dot == std::string::npos ? k : k.substr(dot + 1)).optionalOnLoad) {
+                result.missingKeys.push_back(k);
+            }
         }
     }
     const auto quoted = [](const std::vector<std::string>& keys) {

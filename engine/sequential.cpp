@@ -41,6 +41,23 @@ Module& Sequential::appendNamed(const std::string& name, std::unique_ptr<Module>
     return added;
 }
 
+Tensor Sequential::forward(const Tensor& input)
+{
+    const auto children = namedChildren();
+    if (children.empty()) {
+        throw Error(where() + ": is empty; add at least one module before calling it");
+    }
+    return runWithHooks(input.view(), [&](const TensorView& in) {
+        // Without hooks `in` views `input` itself, which is then passed on without a copy.
+        Module& first = *children.front().second;
+        Tensor current = in.data() == input.data() ? first.forward(input) : first.forward(in.copy());
+        for (std::size_t i = 1; i < children.size(); ++i) {
+            current = children[i].second->forward(current);
+        }
+        return current;
+    });
+}
+
 Tensor Sequential::evolveImpl(const TensorView& input, const Recorder& recorder)
 {
     const auto children = namedChildren();

@@ -1,12 +1,14 @@
 // Layers and activations: the torch reference cases (act_*, linear), identities the math
 // guarantees, NaN propagation, shape errors, the per-time-step evolve adapter, hooks on
-// forward(), initialisation, and model-file round trips.
+// forward(), initialisation, and model-file round trips. Conv2d, BatchNorm and LayerNorm are
+// covered by test_conv_norm.cpp.
 #include "engine/activations.hpp"
 #include "engine/linear.hpp"
 #include "engine/model_io.hpp"
 #include "engine/module_factory.hpp"
 #include "engine/random.hpp"
 #include "engine/sequential.hpp"
+#include "layer_test_helpers.hpp"
 #include "reference_case.hpp"
 
 #include <QtTest/QtTest>
@@ -51,12 +53,7 @@ std::unique_ptr<Layer> activationFromCase(const ReferenceCase& c)
 
 Tensor randomTensor(Shape shape, std::uint64_t seed, double lo = -4, double hi = 4)
 {
-    Random rng(seed);
-    Tensor t(shape);
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        t[i] = static_cast<float>(rng.uniform(lo, hi));
-    }
-    return t;
+    return spike::tests::uniformTensor(shape, seed, lo, hi);
 }
 
 }  // namespace

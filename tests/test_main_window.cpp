@@ -279,6 +279,26 @@ private Q_SLOTS:
         QVERIFY(w.tracePlot()->yAxis->range().upper >= 1.5);  // every threshold is in view
     }
 
+    void membraneTraceFollowsTheRegistry()
+    {
+        // LIFRefrac's membrane state is "v" (family "membrane"), not "vmem"; a source feeds it.
+        const QByteArray text = R"({"format": "spikestudio.model", "version": 1,
+            "model": {"type": "Sequential", "children": [
+              {"type": "ConstantCurrent", "config": {"shape": [3]}, "attributes": {"amplitude": [1, 2, 3]}},
+              {"type": "LIFRefrac", "config": {"shape": [3]}, "attributes": {"v_th": 0.5}}]}})";
+        MainWindow w;
+        QString error;
+        QVERIFY2(w.openModelFromJson(text, QStringLiteral("refrac.json"), &error), qPrintable(error));
+        QCOMPARE(w.selectedModulePath(), QStringLiteral("1"));  // first module with a membrane
+        QVERIFY(w.runSteps(40));
+        QCOMPARE(w.tracePlot()->graphCount(), 3);
+        QCOMPARE(w.tracePlot()->yAxis->label(), QStringLiteral("v [V]"));
+        const auto& v = w.lastRecording()->at("1").at("v");
+        QCOMPARE(w.tracePlot()->graph(2)->data()->at(7)->value, static_cast<double>(v.data[7 * 3 + 2]));
+        QCOMPARE(w.tracePlot()->thresholdLineCount(), 1);
+        QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).events > 0);
+    }
+
     void wideLayerShowsFirst64Traces()
     {
         const QByteArray text = R"({"format": "spikestudio.model", "version": 1,

@@ -34,6 +34,21 @@ namespace spike::ui {
 
 namespace {
 
+/// The module's membrane-potential signal: the recordable State of family "membrane" ("vmem"
+/// for LIF, "v" for LIFRefrac), or "" when it has none.
+std::string membraneSignal(const engine::Module& module)
+{
+    const auto offered = module.recordableSignals();
+    for (const auto& view : module.attributes()) {
+        if (view.spec->kind == engine::AttributeKind::State && view.spec->family == "membrane" &&
+            std::find(offered.begin(), offered.end(), view.spec->name) != offered.end()) {
+            return view.spec->name;
+        }
+    }
+    return {};
+}
+
+
 constexpr int kStatusTimeoutMs = 0;  // messages stay until the next one
 
 QString describeModule(const engine::Module& module, const QString& path)
@@ -229,8 +244,7 @@ bool MainWindow::adopt(LoadedModel loaded, const QString& source, QString* error
     // Start on the first module with a membrane trace, so a first Run shows something.
     QString initial;
     for (const auto& [path, module] : m_model->namedModules()) {
-        const auto offered = module->recordableSignals();
-        if (std::find(offered.begin(), offered.end(), "vmem") != offered.end()) {
+        if (!membraneSignal(*module).empty()) {
             initial = QString::fromStdString(path);
             break;
         }
@@ -369,19 +383,20 @@ void MainWindow::refreshTraces()
         m_tracePlot->showEmpty(title, tr("time [ms] — press Run to record membrane potentials"));
         return;
     }
+    const std::string signal = membraneSignal(module);
     const auto byModule = m_recording->find(path.toStdString());
-    const engine::TimeSeries* vmem = nullptr;
-    if (byModule != m_recording->end()) {
-        const auto found = byModule->second.find("vmem");
-        vmem = found != byModule->second.end() ? &found->second : nullptr;
+    const engine::TimeSeries* membrane = nullptr;
+    if (byModule != m_recording->end() && !signal.empty()) {
+        const auto found = byModule->second.find(signal);
+        membrane = found != byModule->second.end() ? &found->second : nullptr;
     }
-    if (vmem == nullptr) {
-        m_tracePlot->showEmpty(title, tr("time [ms] — %1 records no membrane potential (vmem); "
+    if (membrane == nullptr) {
+        m_tracePlot->showEmpty(title, tr("time [ms] — %1 records no membrane potential; "
                                          "select a neuron layer")
                                           .arg(describeModule(module, path)));
         return;
     }
-    m_tracePlot->showTraces(module, path, *vmem);
+    m_tracePlot->showTraces(module, path, QString::fromStdString(signal), *membrane);
     // Keep the time window the user is looking at (the raster always holds the whole run).
     m_tracePlot->xAxis->setRange(m_rasterPlot->xAxis->range());
     m_tracePlot->replot();

@@ -60,7 +60,7 @@ TracePlot::TracePlot(QWidget* parent) : QCustomPlot(parent)
     legend->setColumnSpacing(10);
     legend->setWrap(kMaxLegendEntries / 2);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    yAxis->setLabel(tr("vmem"));
+    yAxis->setLabel(tr("membrane potential"));
     // Clicking a legend entry hides or shows that neuron's trace (dense layers overlap).
     connect(this, &QCustomPlot::legendClick, this,
             [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
@@ -109,7 +109,7 @@ void TracePlot::showEmpty(const QString& title, const QString& explanation)
     setLegendShown(false);
     m_title->setText(title);
     xAxis->setLabel(explanation);
-    yAxis->setLabel(tr("vmem"));
+    yAxis->setLabel(tr("membrane potential"));
     yAxis->setRange(0.0, 1.0);
     replot();
 }
@@ -143,7 +143,7 @@ QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bo
 }
 
 void TracePlot::showTraces(const engine::Module& module, const QString& path,
-                           const engine::TimeSeries& series)
+                           const QString& signal, const engine::TimeSeries& series)
 {
     removeContents();
     const engine::Tensor& data = series.data;
@@ -194,8 +194,8 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     m_title->setText(title);
     xAxis->setLabel(tr("time [ms]"));
     yAxis->setLabel(series.units.empty()
-                        ? tr("vmem")
-                        : tr("vmem [%1]").arg(QString::fromStdString(series.units)));
+                        ? signal
+                        : tr("%1 [%2]").arg(signal, QString::fromStdString(series.units)));
     replot();
 }
 

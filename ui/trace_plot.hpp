@@ -30,7 +30,8 @@ public:
 
     /// Plots `series` ((T, N) samples) recorded by `module` at `path`; draws the module's
     /// threshold (attribute of family "thresholds", scalar or per neuron) when it has one.
-    void showTraces(const engine::Module& module, const QString& path,
+    /// `signal` names the plotted series (e.g. "vmem", "v"); it labels the value axis.
+    void showTraces(const engine::Module& module, const QString& path, const QString& signal,
                     const engine::TimeSeries& series);
     /// Removes every trace and explains why with `explanation` on the time axis label.
     void showEmpty(const QString& title, const QString& explanation);
