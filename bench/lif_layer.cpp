@@ -10,6 +10,8 @@
 // the same N, T, B and one thread. Targets are printed, never asserted: exit 0 means it ran.
 //
 // Single-threaded, like the engine. Owns only what main() builds; touches no shared state.
+// Timing, the peer's popen and JSON reply, and the table formatting live in bench_common.hpp.
+#include "bench_common.hpp"
 #include "engine/lif.hpp"
 #include "engine/tensor.hpp"
 
@@ -17,11 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -32,18 +31,25 @@
 #include <thread>
 #include <vector>
 
-#include <time.h>
-
 #ifndef SPIKE_BENCH_DIR
 #define SPIKE_BENCH_DIR "bench"
 #endif
 
 namespace {
 
+using spike::bench::Clock;
+using spike::bench::fmt;
+using spike::bench::loadAverage;
+using spike::bench::orNull;
+using spike::bench::PeerReply;
+using spike::bench::runPeer;
+using spike::bench::secondsSince;
+using spike::bench::shellQuoted;
+using spike::bench::SplitMix64;
+using spike::bench::threadCpuSeconds;
 using spike::engine::LIF;
 using spike::engine::Shape;
 using spike::engine::Tensor;
-using Clock = std::chrono::steady_clock;
 
 /// Bytes the update must move per neuron-step when its state is streamed from memory: input x
 /// read (4), isyn read + write (8), vmem read + write (8), float32 spike count written (4).
@@ -97,44 +103,6 @@ struct Bandwidth {
     double triad = 0.0;  ///< a[i] = b[i] + s * c[i], counted as 3 x 4 bytes per element
     double copy = 0.0;   ///< memcpy(a, b), counted as 2 x 4 bytes per element
 };
-
-/// SplitMix64: small, fast, reproducible generator for the benchmark input.
-class SplitMix64 {
-public:
-    explicit SplitMix64(std::uint64_t seed) : m_state(seed) {}
-    std::uint64_t next()
-    {
-        std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31U);
-    }
-
-private:
-    std::uint64_t m_state;
-};
-
-double secondsSince(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-/// CPU time of the calling thread [s]; compared with wall time it shows whether other
-/// processes took the core during a measurement.
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-/// The 1-minute load average ("?" where /proc/loadavg cannot be read).
-std::string loadAverage()
-{
-    std::ifstream in("/proc/loadavg");
-    std::string first;
-    return in >> first ? first : std::string("?");
-}
 
 /// Random sparse input of the given shape with the statistics described above.
 Tensor makeInput(const Shape& shape, std::uint64_t seed)
@@ -273,64 +241,6 @@ void timeEngine(Row& row, std::uint64_t seed)
     }
 }
 
-/// Runs a shell command; returns its exit status and standard output.
-std::pair<int, std::string> runCommand(const std::string& command)
-{
-    std::string output;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) {
-        return {-1, output};
-    }
-    std::array<char, 4096> buffer{};
-    std::size_t got = 0;
-    while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-        output.append(buffer.data(), got);
-    }
-    const int status = pclose(pipe);
-    return {status, output};
-}
-
-std::string shellQuoted(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s) {
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    }
-    return q + "'";
-}
-
-/// Whether the peer's interpreter can import torch; `why` says what failed otherwise.
-bool torchAvailable(const Options& opt, std::string& why)
-{
-    const auto [status, out] = runCommand(
-        shellQuoted(opt.python) + " -c 'import torch; print(torch.__version__)' 2>/dev/null");
-    if (status != 0) {
-        why = opt.python + " cannot import torch (Debian: apt-get install python3-torch)";
-        return false;
-    }
-    std::ifstream script(opt.peerScript);
-    if (!script) {
-        why = "peer script " + opt.peerScript + " not found";
-        return false;
-    }
-    why = "torch " + out.substr(0, out.find('\n'));
-    return true;
-}
-
-/// Last non-empty line of `text` ("" when there is none).
-std::string lastLine(const std::string& text)
-{
-    std::istringstream in(text);
-    std::string line;
-    std::string last;
-    while (std::getline(in, line)) {
-        if (line.find_first_not_of(" \t\r") != std::string::npos) {
-            last = line;
-        }
-    }
-    return last;
-}
-
 /// Runs bench/lif_torch_peer.py for the row's N, B and T; fills the torch fields.
 void timeTorch(const Options& opt, Row& row, std::uint64_t seed)
 {
@@ -344,33 +254,15 @@ void timeTorch(const Options& opt, Row& row, std::uint64_t seed)
         << seed << " --threads 1 --density " << kInputDensity << " --weight " << kInputWeight
         << " --excitatory " << kExcitatoryFraction << " --tau-mem " << kTauMem << " --tau-syn "
         << kTauSyn << " --dt " << kDt;
-    const auto [status, out] = runCommand(cmd.str());
     // The peer prints one JSON object on its last non-empty line.
-    const auto parsed = nlohmann::json::parse(lastLine(out), nullptr, false);
-    if (status != 0 || parsed.is_discarded() || !parsed.contains("seconds")) {
-        std::string reason = parsed.is_discarded() || !parsed.contains("error")
-                                 ? "exit status " + std::to_string(status)
-                                 : parsed["error"].get<std::string>();
-        row.note += (row.note.empty() ? "" : "; ") + ("torch peer failed: " + reason);
+    const PeerReply reply = runPeer(cmd.str(), "seconds");
+    if (!reply.json) {
+        row.note += (row.note.empty() ? "" : "; ") + ("torch peer failed: " + reply.error);
         return;
     }
+    const nlohmann::json& parsed = *reply.json;
     row.torchSeconds = parsed["seconds"].get<double>();
     row.torchSpikeRate = parsed.value("spikes_per_neuron_step", 0.0);
-}
-
-/// Fixed-width number formatting for the table ("-" when absent).
-std::string fmt(std::optional<double> v, int width, int precision)
-{
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(precision);
-    os.width(width);
-    if (v) {
-        os << *v;
-    } else {
-        os << "-";
-    }
-    return os.str();
 }
 
 std::optional<double> engineRate(const Row& r)
@@ -428,9 +320,6 @@ void printRow(const Row& r)
 nlohmann::json toJson(const Options& opt, const Bandwidth& bw, const std::string& torchInfo,
                       const std::vector<Row>& rows)
 {
-    const auto orNull = [](std::optional<double> v) {
-        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-    };
     nlohmann::json results = nlohmann::json::array();
     for (const Row& r : rows) {
         results.push_back({{"n", r.n},
@@ -545,7 +434,7 @@ int main(int argc, char** argv)
 
     std::string torchInfo = "not requested (--no-torch)";
     if (opt.torch) {
-        opt.torch = torchAvailable(opt, torchInfo);
+        opt.torch = spike::bench::torchAvailable(opt.python, opt.peerScript, torchInfo);
         if (opt.torch) {
             std::cout << "PyTorch peer: " << torchInfo << ", 1 thread\n";
         } else {
