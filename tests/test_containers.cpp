@@ -1,5 +1,6 @@
 // Containers beyond evolve(): ModuleList (index names, no size chaining, no forward of its own,
 // nested state-dict keys, model files) and Sequential::forward chaining its children's forward().
+#include "layer_test_helpers.hpp"
 #include "engine/activations.hpp"
 #include "engine/lif.hpp"
 #include "engine/linear.hpp"
@@ -16,37 +17,14 @@
 
 using namespace spike::engine;  // NOLINT: test file
 
+using spike::tests::expectError;
+using spike::tests::keysOf;
+
 namespace {
 
 Tensor randomTensor(Shape shape, std::uint64_t seed, double lo = -1, double hi = 1)
 {
-    Random rng(seed);
-    Tensor t(shape);
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        t[i] = static_cast<float>(rng.uniform(lo, hi));
-    }
-    return t;
-}
-
-void expectError(const std::function<void()>& f, const std::string& fragment)
-{
-    try {
-        f();
-    } catch (const Error& e) {
-        QVERIFY2(std::string(e.what()).find(fragment) != std::string::npos,
-                 (std::string(e.what()) + " lacks: " + fragment).c_str());
-        return;
-    }
-    QFAIL(("no error; expected: " + fragment).c_str());
-}
-
-std::vector<std::string> keysOf(const StateDict& d)
-{
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : d) {
-        keys.push_back(k);
-    }
-    return keys;
+    return spike::tests::uniformTensor(shape, seed, lo, hi);
 }
 
 /// Sequential with one child "blocks": ModuleList(Linear(2, 3), Linear(3, 1, no bias)).

@@ -1,6 +1,7 @@
 // LSTM: the torch reference case, a multi-layer run against a naive per-gate implementation,
 // the batch_first and unbatched layouts, shape errors, evolve() carrying h and c across calls,
 // PyTorch state-dict names, initialisation and model-file round trips.
+#include "layer_test_helpers.hpp"
 #include "engine/linear.hpp"
 #include "engine/lstm.hpp"
 #include "engine/model_io.hpp"
@@ -18,16 +19,14 @@
 using namespace spike::engine;  // NOLINT: test file
 using spike::tests::ReferenceCase;
 
+using spike::tests::expectError;
+using spike::tests::keysOf;
+
 namespace {
 
 Tensor randomTensor(Shape shape, std::uint64_t seed, double lo = -1, double hi = 1)
 {
-    Random rng(seed);
-    Tensor t(shape);
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        t[i] = static_cast<float>(rng.uniform(lo, hi));
-    }
-    return t;
+    return spike::tests::uniformTensor(shape, seed, lo, hi);
 }
 
 /// (A, B, C) -> (B, A, C).
@@ -109,27 +108,6 @@ LstmResult naiveLstm(const LSTM& m, const Tensor& x, const Tensor& h0, const Ten
         r.output[i] = static_cast<float>(seq[i]);
     }
     return r;
-}
-
-void expectError(const std::function<void()>& f, const std::string& fragment)
-{
-    try {
-        f();
-    } catch (const Error& e) {
-        QVERIFY2(std::string(e.what()).find(fragment) != std::string::npos,
-                 (std::string(e.what()) + " lacks: " + fragment).c_str());
-        return;
-    }
-    QFAIL(("no error; expected: " + fragment).c_str());
-}
-
-std::vector<std::string> keysOf(const StateDict& d)
-{
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : d) {
-        keys.push_back(k);
-    }
-    return keys;
 }
 
 }  // namespace
