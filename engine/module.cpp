@@ -358,8 +358,11 @@ std::int64_t firstNonFinite(const float* data, std::int64_t n)
 
 }  // namespace
 
+void Module::checkEvolvable() const {}
+
 EvolveResult Module::evolve(const Tensor& input, const RecordSpec& record)
 {
+    checkEvolvable();
     if (input.rank() != 2 && input.rank() != 3) {
         throw Error(where() + ": input must be (T, " + std::to_string(sizeIn()) + ") or (B, T, " +
                     std::to_string(sizeIn()) + "), got " + input.shape().toString());

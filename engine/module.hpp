@@ -245,6 +245,9 @@ protected:
     virtual void attributesChanged();
     /// The dynamics: input (B, T, Nin) → output (B, T, Nout). Records into `recorder`.
     virtual Tensor evolveImpl(const TensorView& input, const Recorder& recorder) = 0;
+    /// Called first by evolve(), before the input is checked: a module that cannot be evolved
+    /// at all (a ModuleList) throws its own reason here. Default: nothing.
+    virtual void checkEvolvable() const;
     /// Called by resetState() after states are re-initialised (e.g. to reseed generators).
     virtual void onResetState();
 

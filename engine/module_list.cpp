@@ -56,4 +56,9 @@ Tensor ModuleList::evolveImpl(const TensorView& /*input*/, const Recorder& /*rec
     noForward();
 }
 
+void ModuleList::checkEvolvable() const
+{
+    noForward();
+}
+
 }  // namespace spike::engine

@@ -33,6 +33,8 @@ public:
 protected:
     /// Throws Error: a ModuleList has no forward of its own.
     Tensor evolveImpl(const TensorView& input, const Recorder& recorder) override;
+    /// Throws Error: a ModuleList has no forward of its own (before any input check).
+    void checkEvolvable() const override;
 
 private:
     [[noreturn]] void noForward() const;

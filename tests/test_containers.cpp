@@ -100,6 +100,8 @@ private slots:
                     "ModuleList (root): a ModuleList has no forward of its own (as in PyTorch); the "
                     "module that owns it calls its children");
         expectError([&] { list.evolve(Tensor(Shape{3, 0})); }, "has no forward of its own");
+        // Any input gets the list's own reason, not a generic channel-count complaint.
+        expectError([&] { list.evolve(Tensor(Shape{3, 4})); }, "has no forward of its own");
         auto seq = nestedModel();
         expectError([&] { seq->forward(Tensor(Shape{3, 2})); },
                     "ModuleList 'blocks': a ModuleList has no forward of its own");
