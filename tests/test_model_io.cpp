@@ -2,6 +2,7 @@
 // value encodings load, extra top-level data passes through, state-dict folders load strictly,
 // and every malformed file in tests/data/corpus fails with its own specific message naming the
 // file and JSON path.
+#include "module_compare.hpp"
 #include "engine/lif.hpp"
 #include "engine/model_io.hpp"
 #include "engine/npy.hpp"
@@ -16,6 +17,7 @@
 
 using namespace spike::engine;  // NOLINT: test file
 namespace fs = std::filesystem;
+using spike::tests::compareTrees;
 
 namespace {
 
@@ -68,29 +70,6 @@ std::unique_ptr<Sequential> randomModel(std::uint64_t seed)
     }
     root->evolve(x);  // non-trivial state, saved too
     return root;
-}
-
-void compareTrees(const Module& a, const Module& b)
-{
-    const auto ma = a.namedModules();
-    const auto mb = b.namedModules();
-    QCOMPARE(ma.size(), mb.size());
-    for (std::size_t i = 0; i < ma.size(); ++i) {
-        QCOMPARE(ma[i].first, mb[i].first);
-        QCOMPARE(ma[i].second->className(), mb[i].second->className());
-        const auto va = ma[i].second->attributes();
-        const auto vb = mb[i].second->attributes();
-        QCOMPARE(va.size(), vb.size());
-        for (std::size_t k = 0; k < va.size(); ++k) {
-            QCOMPARE(va[k].spec->name, vb[k].spec->name);
-            QCOMPARE(va[k].derived, vb[k].derived);
-            if (const auto* t = std::get_if<Tensor>(va[k].value)) {
-                QVERIFY2(t->identical(std::get<Tensor>(*vb[k].value)), va[k].spec->name.c_str());
-            } else {
-                QCOMPARE(std::get<std::string>(*va[k].value), std::get<std::string>(*vb[k].value));
-            }
-        }
-    }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // parametrisations converting exactly, refractoriness properties (no spike while rho > 0, a
 // refractory period of exactly rho_reset steps), initial state, chunked and batched evolution,
 // invalid values, the factory and the model-file round trip.
+#include "module_compare.hpp"
 #include "engine/lif_refrac.hpp"
 #include "engine/model_io.hpp"
 #include "engine/module_factory.hpp"
@@ -28,6 +29,7 @@ using spike::engine::Shape;
 using spike::engine::Status;
 using spike::engine::Tensor;
 using spike::tests::ReferenceCase;
+using spike::tests::compareAttributes;
 
 namespace {
 
@@ -121,22 +123,6 @@ Tensor rows(const Tensor& t, std::int64_t from, std::int64_t count)
 }
 
 /// Every attribute of `b` equals `a`'s bit for bit (derived flags included).
-void compareAttributes(const Module& a, const Module& b)
-{
-    const auto va = a.attributes();
-    const auto vb = b.attributes();
-    QCOMPARE(va.size(), vb.size());
-    for (std::size_t k = 0; k < va.size(); ++k) {
-        QCOMPARE(va[k].spec->name, vb[k].spec->name);
-        QCOMPARE(va[k].derived, vb[k].derived);
-        if (const auto* t = std::get_if<Tensor>(va[k].value)) {
-            QVERIFY2(t->identical(std::get<Tensor>(*vb[k].value)), va[k].spec->name.c_str());
-        } else {
-            QCOMPARE(std::get<std::string>(*va[k].value), std::get<std::string>(*vb[k].value));
-        }
-    }
-}
-
 bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;
