@@ -2,6 +2,7 @@
 #include "spikesim_commands.hpp"
 
 #include "engine/model_io.hpp"
+#include "engine/network.hpp"
 #include "engine/npy.hpp"
 
 #include <chrono>
@@ -125,6 +126,16 @@ std::string describeModel(const std::string& modelPath)
            << shapeText(*m) << "  in: " << (m->spikingInput() ? "spikes" : "continuous")
            << "  out: " << (m->spikingOutput() ? "spikes" : "continuous") << "\n";
         describeAttributes(*m, os);
+        if (const auto* net = dynamic_cast<const engine::Network*>(m)) {
+            for (const auto& c : net->connections()) {
+                os << "    connection " << c.name << ": " << c.from.toString() << " -> "
+                   << c.to.toString();
+                if (c.hasProjection) {
+                    os << " via " << net->projection(c.name)->className();
+                }
+                os << (c.delayed ? " (delayed 1 step)" : "") << "\n";
+            }
+        }
     }
     os << "Parameters: " << parameterCount << " values\n";
     return os.str();
@@ -170,6 +181,26 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
         input = Tensor(Shape{options.steps, nIn});
     }
     const bool batched = input.rank() == 3;
+    const bool executorPath = dynamic_cast<const engine::Network*>(root.get()) != nullptr ||
+                              options.backendGiven || options.realtime > 0.0;
+    if (executorPath) {
+        if (batched && input.dim(0) != 1) {
+            throw Error(options.input + ": batched input " + input.shape().toString() +
+                        " runs only through Module::evolve on the CPU; give (T, " +
+                        std::to_string(nIn) + ") with --backend or --realtime");
+        }
+        const Tensor rows = batched ? Tensor(input.shape().withoutFirst(),
+                                             std::vector<float>(input.data(), input.data() + input.numel()))
+                                    : input;
+        const std::int64_t available = rows.dim(0);
+        const std::int64_t steps = options.steps > 0 ? options.steps : available;
+        if (steps > available) {
+            throw Error(options.input + ": has " + std::to_string(available) +
+                        " time steps, fewer than --steps " + std::to_string(steps));
+        }
+        runOnExecutor(*root, options, rows, steps, options.record, out, err);
+        return 0;
+    }
     const std::int64_t batches = batched ? input.dim(0) : 1;
     const std::int64_t available = input.dim(batched ? 1 : 0);
     const std::int64_t steps = options.steps > 0 ? options.steps : available;

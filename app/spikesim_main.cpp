@@ -34,6 +34,12 @@ int main(int argc, char** argv)
     runCmd->add_flag("--progress", run.progress, "Report progress on stderr while running");
     runCmd->add_option("--state-dict", run.stateDict,
                        "Folder of <key>.npy files loaded (strictly) before running");
+    auto* backendOpt = runCmd->add_option("--backend", run.backend,
+                                          "auto (CUDA when a device is present), cpu or cuda")
+                           ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    runCmd->add_option("--realtime", run.realtime,
+                       "Pace the run: simulated seconds per wall-clock second (e.g. 1, 0.1)")
+        ->check(CLI::Range(1e-6, 1e6));
 
     try {
         app.parse(argc, argv);
@@ -41,6 +47,7 @@ int main(int argc, char** argv)
         return app.exit(e);
     }
 
+    run.backendGiven = backendOpt->count() > 0;
     try {
         if (info->parsed()) {
             std::cout << spike::app::describeModel(infoModel);

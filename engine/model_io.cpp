@@ -2,6 +2,7 @@
 #include "model_io.hpp"
 
 #include "module_factory.hpp"
+#include "network.hpp"
 #include "npy.hpp"
 
 #include <algorithm>
@@ -152,9 +153,9 @@ std::string moduleType(const nlohmann::json& j, const std::string& pointer)
     }
     for (const auto& [key, value] : j.items()) {
         if (key != "type" && key != "config" && key != "attributes" && key != "children" &&
-            key != "name") {
+            key != "name" && key != "connections") {
             fail(pointer + "/" + escapePointerToken(key),
-                 "unknown key (expected type, config, attributes, children, name)");
+                 "unknown key (expected type, config, attributes, children, connections, name)");
         }
     }
     if (!j.contains("type")) {
@@ -171,6 +172,9 @@ std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& 
 
 void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string& pointer,
                        const std::string& baseDir);
+
+void applyConnections(Module& module, const nlohmann::json& j, const std::string& pointer,
+                      const std::string& baseDir);
 
 /// Sets the file's attributes on `module`, then its children. `fixedChildren`: the children
 /// were built by a constructor (a composite such as DynamicsNetwork), so the file's children are
@@ -208,6 +212,7 @@ void applyModuleJson(Module& module, const nlohmann::json& j, const std::string&
     }
 
     if (!j.contains("children")) {
+        applyConnections(module, j, pointer, baseDir);
         return;
     }
     const auto& children = j.at("children");
@@ -254,6 +259,77 @@ void applyModuleJson(Module& module, const nlohmann::json& j, const std::string&
         std::unique_ptr<Module> child = buildModule(c, p, baseDir);
         try {
             attachChild(module, name, std::move(child));
+        } catch (const Error& e) {
+            fail(p, e.what());
+        }
+    }
+    applyConnections(module, j, pointer, baseDir);
+}
+
+/// Reads a Network's "connections" list (after its nodes): {"name", "from", "to", "delayed",
+/// "projection": module object}. Any other module type may not have the key.
+void applyConnections(Module& module, const nlohmann::json& j, const std::string& pointer,
+                      const std::string& baseDir)
+{
+    if (!j.contains("connections")) {
+        return;
+    }
+    const std::string listPointer = pointer + "/connections";
+    auto* net = dynamic_cast<Network*>(&module);
+    if (net == nullptr) {
+        fail(listPointer, module.className() + " has no connections (only a Network does)");
+    }
+    const auto& list = j.at("connections");
+    if (!list.is_array()) {
+        fail(listPointer, "expected a list of connections");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string p = listPointer + "/" + std::to_string(i);
+        const auto& c = list[i];
+        if (!c.is_object()) {
+            fail(p, std::string("expected a connection object, got ") + c.type_name());
+        }
+        for (const auto& [key, value] : c.items()) {
+            if (key != "name" && key != "from" && key != "to" && key != "delayed" &&
+                key != "projection") {
+                fail(p + "/" + escapePointerToken(key),
+                     "unknown key (expected from, to, name, delayed, projection)");
+            }
+        }
+        auto text = [&](const char* key, bool required) -> std::string {
+            if (!c.contains(key)) {
+                if (required) {
+                    fail(p, std::string("missing \"") + key + "\" (an endpoint such as \"exc.spikes\")");
+                }
+                return {};
+            }
+            if (!c.at(key).is_string()) {
+                fail(p + "/" + key, "expected a string");
+            }
+            return c.at(key).get<std::string>();
+        };
+        const std::string from = text("from", true);
+        const std::string to = text("to", true);
+        const std::string name = text("name", false);
+        std::optional<bool> delayed;
+        if (c.contains("delayed")) {
+            if (!c.at("delayed").is_boolean()) {
+                fail(p + "/delayed", "expected true or false");
+            }
+            delayed = c.at("delayed").get<bool>();
+        }
+        std::unique_ptr<Projection> projection;
+        if (c.contains("projection")) {
+            std::unique_ptr<Module> built = buildModule(c.at("projection"), p + "/projection", baseDir);
+            if (dynamic_cast<Projection*>(built.get()) == nullptr) {
+                fail(p + "/projection/type", built->className() +
+                                                 " is not a projection (expected DenseProjection, "
+                                                 "OneToOneProjection or SparseProjection)");
+            }
+            projection.reset(static_cast<Projection*>(built.release()));
+        }
+        try {
+            net->connect(from, to, std::move(projection), name, delayed);
         } catch (const Error& e) {
             fail(p, e.what());
         }
@@ -344,7 +420,8 @@ nlohmann::json moduleJson(const Module& m, const std::string& path, const SaveOp
     if (!attrs.empty()) {
         j["attributes"] = attrs;
     }
-    const auto children = m.namedChildren();
+    const auto* net = dynamic_cast<const Network*>(&m);
+    const auto children = net != nullptr ? net->nodes() : m.namedChildren();
     if (!children.empty()) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& [name, child] : children) {
@@ -354,6 +431,22 @@ nlohmann::json moduleJson(const Module& m, const std::string& path, const SaveOp
             list.push_back(std::move(cj));
         }
         j["children"] = std::move(list);
+    }
+    if (net != nullptr && !net->connections().empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const Connection& c : net->connections()) {
+            nlohmann::json cj{{"name", c.name},
+                              {"from", c.from.toString()},
+                              {"to", c.to.toString()},
+                              {"delayed", c.delayed}};
+            if (c.hasProjection) {
+                cj["projection"] = moduleJson(*net->projection(c.name),
+                                              path.empty() ? c.name : path + "." + c.name,
+                                              options, baseDir, arrayDir);
+            }
+            list.push_back(std::move(cj));
+        }
+        j["connections"] = std::move(list);
     }
     return j;
 }

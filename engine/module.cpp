@@ -2,6 +2,8 @@
 // of Module lives in module_registry.cpp.
 #include "module.hpp"
 
+#include "node_runner.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -97,6 +99,32 @@ std::string Module::fullName() const
     }
     const std::string up = m_parent->fullName();
     return up.empty() ? m_name : up + "." + m_name;
+}
+
+std::vector<PortSpec> Module::inputPorts() const
+{
+    if (sizeIn() == 0) {
+        return {};
+    }
+    return {PortSpec{"in", 0, sizeIn(), spikingInput()}};
+}
+
+std::vector<PortSpec> Module::outputPorts() const
+{
+    if (sizeOut() == 0) {
+        return {};
+    }
+    return {PortSpec{"out", 0, sizeOut(), spikingOutput()}};
+}
+
+std::unique_ptr<NodeRunner> Module::makeRunner()
+{
+    return std::make_unique<GenericRunner>(*this);
+}
+
+void Module::advanceSteps(std::int64_t steps)
+{
+    apply([steps](Module& m) { m.m_steps += steps; });
 }
 
 std::string Module::where() const

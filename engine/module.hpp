@@ -70,6 +70,18 @@ struct EvolveResult {
     Recording record;        ///< empty unless recording was requested
 };
 
+/// One named slice of a module's flat input or output vector. Every module has a flat input of
+/// sizeIn() channels and a flat output of sizeOut() channels; ports split them into contiguous
+/// named ranges so networks can wire them (a CUBA neuron's "exc" and "inh" inputs).
+struct PortSpec {
+    std::string name;          ///< "in", "out", "spikes", "exc", ...
+    std::int64_t offset = 0;   ///< first channel of the slice
+    std::int64_t size = 0;     ///< channels in the slice
+    bool spiking = false;      ///< carries spike counts rather than currents
+};
+
+class NodeRunner;
+
 /// Read-only view of one registered attribute.
 struct AttributeView {
     const AttributeSpec* spec = nullptr;
@@ -133,6 +145,11 @@ public:
     std::int64_t sizeOut() const { return m_shape.back(); }
     bool spikingInput() const { return m_spikingInput; }
     bool spikingOutput() const { return m_spikingOutput; }
+    /// Named slices of the flat input, in channel order. Default: one port "in" covering all
+    /// sizeIn() channels (none when sizeIn() is 0).
+    virtual std::vector<PortSpec> inputPorts() const;
+    /// Named slices of the flat output. Default: one port "out" covering all sizeOut() channels.
+    virtual std::vector<PortSpec> outputPorts() const;
 
     // ---- tree -----------------------------------------------------------------------------
     /// Adds a child under `name` (non-empty, no '.', unique); returns it. Throws Error.
@@ -213,6 +230,11 @@ public:
     /// Forward over a (B, T, Nin) input with hooks; used by containers on their children.
     Tensor forwardBatched(const TensorView& input, const Recorder& recorder);
 
+    /// A runner that advances this module for the runtime (execution plans, the controller).
+    /// Default: a generic runner that calls forwardBatched() once per run() (allocating per
+    /// call); neuron populations return allocation-free runners over their own working arrays.
+    virtual std::unique_ptr<NodeRunner> makeRunner();
+
     /// torch-style call: the module applied to one tensor, with hooks. Layers accept their own
     /// layouts (Linear (..., in), Conv2d (N, C, H, W), activations any shape); time-series
     /// modules (neurons, sources, Sequential of them) take (T, Nin) or (B, T, Nin) and evolve.
@@ -255,6 +277,10 @@ protected:
     /// passed through as a view, never copied.
     Tensor runWithHooks(const TensorView& input,
                         const std::function<Tensor(const TensorView&)>& body);
+
+    /// Adds `steps` to the elapsed-step counter of this module and every descendant (runners
+    /// that advance a module without forwardBatched() call this after each run).
+    void advanceSteps(std::int64_t steps);
 
     /// "Class 'path'" prefix for messages.
     std::string where() const;

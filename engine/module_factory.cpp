@@ -3,6 +3,7 @@
 
 #include "activations.hpp"
 #include "conv2d.hpp"
+#include "cuba_lif.hpp"
 #include "dynamics_network.hpp"
 #include "lif.hpp"
 #include "lif_refrac.hpp"
@@ -10,7 +11,9 @@
 #include "mlp.hpp"
 #include "lstm.hpp"
 #include "module_list.hpp"
+#include "network.hpp"
 #include "normalization.hpp"
+#include "projections.hpp"
 #include "resblock.hpp"
 #include "sequential.hpp"
 #include "sources.hpp"
@@ -107,6 +110,21 @@ std::unique_ptr<Module> createLifRefrac(const nlohmann::json& config)
                     "expected [N] or [N, N], got " + shape.dump());
     }
     return std::make_unique<LIFRefrac>(n);
+}
+
+std::unique_ptr<Module> createCubaLif(const nlohmann::json& config)
+{
+    requireObject(config);
+    rejectUnknownKeys(config, {"shape"});
+    if (!config.contains("shape")) {
+        throw Error("config 'shape': missing; expected [N], the number of neurons");
+    }
+    const auto& shape = config.at("shape");
+    if (!shape.is_array() || shape.size() != 1) {
+        throw Error("config 'shape': expected [N], the number of neurons (CUBALIF has 2N input "
+                    "channels, N excitatory then N inhibitory), got " + shape.dump());
+    }
+    return std::make_unique<CUBALIF>(configInt({{"N", shape.front()}}, "N", 1, kMaxNeurons));
 }
 
 /// Features per sample for size-agnostic layers: config "shape" [N], 1 when absent.
@@ -355,6 +373,20 @@ std::unique_ptr<Module> createModuleList(const nlohmann::json& config)
     return std::make_unique<ModuleList>();
 }
 
+/// Network: config {"input_size": n, "output_size": m} (both default 0).
+std::unique_ptr<Module> createNetwork(const nlohmann::json& config)
+{
+    requireObject(config);
+    rejectUnknownKeys(config, {"input_size", "output_size"});
+    const std::int64_t in = config.contains("input_size")
+                                ? configInt(config, "input_size", 0, kMaxNeurons)
+                                : 0;
+    const std::int64_t out = config.contains("output_size")
+                                 ? configInt(config, "output_size", 0, kMaxNeurons)
+                                 : 0;
+    return std::make_unique<Network>(in, out);
+}
+
 std::unique_ptr<Module> createSequential(const nlohmann::json& config)
 {
     requireObject(config);
@@ -400,6 +432,44 @@ std::unique_ptr<Module> createFileSource(const nlohmann::json& config)
     return std::make_unique<FileSource>(steps, n);
 }
 
+/// Projections: config "shape" [Nsrc, Ndst] (`square`: [N]), each extent in [1, 10^8].
+template <typename T, bool square>
+std::unique_ptr<Module> createProjection(const nlohmann::json& config)
+{
+    requireObject(config);
+    rejectUnknownKeys(config, {"shape"});
+    const char* expected = square ? "[N]" : "[Nsrc, Ndst]";
+    if (!config.contains("shape")) {
+        throw Error(std::string("config 'shape': missing; expected ") + expected);
+    }
+    const auto& shape = config.at("shape");
+    if (!shape.is_array() || shape.size() != (square ? 1U : 2U)) {
+        throw Error(std::string("config 'shape': expected ") + expected + ", got " + shape.dump());
+    }
+    const std::int64_t nSrc = configInt({{"Nsrc", shape.front()}}, "Nsrc", 1, kMaxNeurons);
+    if constexpr (square) {
+        return std::make_unique<T>(nSrc);
+    } else {
+        const std::int64_t nDst = configInt({{"Ndst", shape.back()}}, "Ndst", 1, kMaxNeurons);
+        return std::make_unique<T>(nSrc, nDst);
+    }
+}
+
+std::unique_ptr<Module> createDenseProjection(const nlohmann::json& config)
+{
+    return createProjection<DenseProjection, false>(config);
+}
+
+std::unique_ptr<Module> createOneToOneProjection(const nlohmann::json& config)
+{
+    return createProjection<OneToOneProjection, true>(config);
+}
+
+std::unique_ptr<Module> createSparseProjection(const nlohmann::json& config)
+{
+    return createProjection<SparseProjection, false>(config);
+}
+
 }  // namespace
 
 const std::vector<ModuleTypeInfo>& moduleTypes()
@@ -411,6 +481,10 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
         {"LIFRefrac", "neurons",
          "Leaky integrate-and-fire neurons with an absolute refractory period (Norse LIFRefrac)",
          false, {{"shape", {1}}}, createLifRefrac},
+        {"CUBALIF", "neurons",
+         "CUBA leaky integrate-and-fire neurons, excitatory and inhibitory exponential currents "
+         "(Brian2's CUBA benchmark)",
+         false, {{"shape", {1}}}, createCubaLif},
         {"Linear", "layers", "Fully connected layer y = x W^T + b (torch.nn.Linear)", false,
          {{"in_features", 1}, {"out_features", 1}, {"bias", true}}, createLinear},
         {"LSTM", "layers",
@@ -446,6 +520,9 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
          {{"shape", {1}}}, createThreshold},
         {"Sequential", "containers", "Chain of modules evolved one after another", true,
          nlohmann::json::object(), createSequential},
+        {"Network", "containers",
+         "Nodes wired port to port, with projections, sums at inputs and delayed cycles", true,
+         {{"input_size", 0}, {"output_size", 0}}, createNetwork},
         {"ModuleList", "containers",
          "Indexed list of modules called by their owner; no forward of its own (torch.nn.ModuleList)",
          true, nlohmann::json::object(), createModuleList},
@@ -478,6 +555,15 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
         {"FileSource", "sources",
          "Plays a (T, N) array row by row, e.g. a .npy file, looping or not (no input)", false,
          {{"shape", {1, 1}}}, createFileSource},
+        {"DenseProjection", "projections",
+         "All-to-all weights W (Nsrc, Ndst): post += pre @ W (Rockpool LinearTorch)", false,
+         {{"shape", {1, 1}}}, createDenseProjection},
+        {"OneToOneProjection", "projections",
+         "Channel-wise weights: post += w * pre, w scalar or per channel", false,
+         {{"shape", {1}}}, createOneToOneProjection},
+        {"SparseProjection", "projections",
+         "Seeded random sparse synapses (probability or in-degree), event-driven, with a delay",
+         false, {{"shape", {1, 1}}}, createSparseProjection},
     };
     return types;
 }
@@ -513,6 +599,10 @@ void attachChild(Module& parent, const std::string& name, std::unique_ptr<Module
     }
     if (auto* list = dynamic_cast<ModuleList*>(&parent)) {
         list->appendNamed(name, std::move(child));
+        return;
+    }
+    if (auto* net = dynamic_cast<Network*>(&parent)) {
+        net->addNode(name, std::move(child));
         return;
     }
     throw Error(parent.className() + " cannot hold child modules");

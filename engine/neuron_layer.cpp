@@ -1,6 +1,8 @@
 // NeuronLayer: the batch loop and the helpers shared by neuron populations. See neuron_layer.hpp.
 #include "neuron_layer.hpp"
 
+#include "node_runner.hpp"
+
 #include <algorithm>
 
 namespace spike::engine {
@@ -20,7 +22,73 @@ std::vector<std::string> NeuronLayer::recordableSignals() const
     return out;
 }
 
+std::vector<PortSpec> NeuronLayer::outputPorts() const
+{
+    return {PortSpec{"spikes", 0, sizeOut(), true}};
+}
+
 void NeuronLayer::prepareEvolve() {}
+
+/// The runtime's runner of a neuron layer: the batch loop of evolveImpl() cut open, so the
+/// working arrays persist between run() calls and one step costs no allocation.
+class NeuronRunner : public NodeRunner {
+public:
+    explicit NeuronRunner(NeuronLayer& layer) : NodeRunner(layer), m_layer(&layer)
+    {
+        for (const auto& t : layer.traces()) {
+            m_traces.push_back({t.name, t.step.numel(), t.units});
+        }
+    }
+
+    std::vector<TraceInfo> traces() const override { return m_traces; }
+
+    void load() override
+    {
+        m_carried = m_layer->carriedStates();
+        for (const auto& c : m_carried) {
+            const Tensor& stored = m_layer->value(c.state);
+            c.work->resize(stored.numel());
+            std::copy(stored.data(), stored.data() + stored.numel(), c.work->data());
+        }
+        m_layer->prepareEvolve();
+    }
+
+    void run(const float* in, std::int64_t steps, float* out,
+             const std::vector<float*>& traceTargets) override
+    {
+        m_layer->runBatch(in, steps, out, traceTargets);
+        m_layer->advanceSteps(steps);
+    }
+
+    void store() override
+    {
+        for (const auto& c : m_carried) {
+            Tensor& stored = m_layer->stateRef(c.state);
+            std::copy(c.work->data(), c.work->data() + c.work->size(), stored.data());
+        }
+    }
+
+    std::vector<StateArray> workingStates() const override
+    {
+        std::vector<StateArray> out;
+        const auto views = m_layer->attributes();
+        for (const auto& c : m_carried) {
+            out.push_back({views[static_cast<std::size_t>(c.state.index)].spec->name,
+                           c.work->data(), static_cast<std::int64_t>(c.work->size())});
+        }
+        return out;
+    }
+
+private:
+    NeuronLayer* m_layer;
+    std::vector<TraceInfo> m_traces;
+    std::vector<NeuronLayer::CarriedState> m_carried;
+};
+
+std::unique_ptr<NodeRunner> NeuronLayer::makeRunner()
+{
+    return std::make_unique<NeuronRunner>(*this);
+}
 
 Tensor NeuronLayer::evolveImpl(const TensorView& input, const Recorder& recorder)
 {

@@ -27,8 +27,15 @@ class NeuronLayer : public Module {
 public:
     /// The traces() names in order, then "spikes" (the output).
     std::vector<std::string> recordableSignals() const override;
+    /// One output port, "spikes", covering all neurons.
+    std::vector<PortSpec> outputPorts() const override;
+    /// An allocation-free runner over this layer's working arrays (carriedStates(),
+    /// prepareEvolve(), runBatch()); its traces are traces().
+    std::unique_ptr<NodeRunner> makeRunner() override;
 
 protected:
+    friend class NeuronRunner;
+
     /// Default time step [s] of every neuron population.
     static constexpr float kDefaultTimeStep = 1e-3F;
 

@@ -1,8 +1,10 @@
 // The CUDA backend's interface in a build without CUDA: reports that no device can be used and
 // refuses to run, so callers and tests need no #ifdef. Thread: any.
 #include "kernels/lif_cuda.hpp"
+#include "kernels/network_cuda.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace spike::kernels {
 
@@ -22,6 +24,106 @@ void lifForwardCuda(const LifProblem& /*p*/)
 {
     throw std::runtime_error("lifForwardCuda: this build has no CUDA support (configure with "
                              "SPIKE_WITH_CUDA=ON and nvcc installed)");
+}
+
+// ---- network_cuda.hpp: every device operation refuses; releasing nothing is fine ----------
+
+namespace {
+
+[[noreturn]] void noCuda(const char* what)
+{
+    throw std::runtime_error(std::string(what) + ": built without CUDA (configure with "
+                                                 "SPIKE_WITH_CUDA=ON and nvcc installed)");
+}
+
+}  // namespace
+
+void* deviceAllocate(std::size_t /*bytes*/, const char* /*what*/)
+{
+    noCuda("deviceAllocate");
+}
+
+void deviceRelease(void* /*ptr*/) noexcept {}
+
+void copyBytes(void* /*dst*/, const void* /*src*/, std::size_t /*bytes*/, CopyKind /*kind*/)
+{
+    noCuda("copyBytes");
+}
+
+void copyRows(float* /*dst*/, std::int64_t /*dstPitch*/, const float* /*src*/,
+              std::int64_t /*srcPitch*/, std::int64_t /*width*/, std::int64_t /*rows*/,
+              CopyKind /*kind*/)
+{
+    noCuda("copyRows");
+}
+
+void zeroFloats(float* /*dst*/, std::int64_t /*count*/)
+{
+    noCuda("zeroFloats");
+}
+
+void deviceSynchronize(const char* /*what*/)
+{
+    noCuda("deviceSynchronize");
+}
+
+void addRows(float* /*dst*/, std::int64_t /*dstPitch*/, const float* /*src*/,
+             std::int64_t /*srcPitch*/, std::int64_t /*width*/, std::int64_t /*rows*/)
+{
+    noCuda("addRows");
+}
+
+void gatherColumns(const float* /*src*/, std::int64_t /*srcPitch*/, std::int64_t /*rows*/,
+                   const std::int64_t* /*columns*/, std::int64_t /*count*/, float* /*dst*/)
+{
+    noCuda("gatherColumns");
+}
+
+std::int64_t firstNonFinite(const float* /*data*/, std::int64_t /*count*/)
+{
+    noCuda("firstNonFinite");
+}
+
+void lifStepsCuda(const LifDevice& /*layer*/, const float* /*in*/, std::int64_t /*steps*/,
+                  float* /*out*/, float* /*recVmem*/, float* /*recIsyn*/, float* /*recIrec*/)
+{
+    noCuda("lifStepsCuda");
+}
+
+void lifRefracStepsCuda(const LifRefracDevice& /*layer*/, const float* /*in*/,
+                        std::int64_t /*steps*/, float* /*out*/, float* /*recV*/, float* /*recI*/,
+                        float* /*recRho*/)
+{
+    noCuda("lifRefracStepsCuda");
+}
+
+void cubaStepsCuda(const CubaDevice& /*layer*/, const float* /*in*/, std::int64_t /*steps*/,
+                   float* /*out*/, float* /*recV*/, float* /*recIExc*/, float* /*recIInh*/,
+                   float* /*recRefrac*/)
+{
+    noCuda("cubaStepsCuda");
+}
+
+void denseDeliverCuda(const float* /*weight*/, std::int64_t /*nSrc*/, std::int64_t /*nDst*/,
+                      const float* /*pre*/, std::int64_t /*preStride*/, std::int64_t /*steps*/,
+                      float* /*post*/, std::int64_t /*postStride*/)
+{
+    noCuda("denseDeliverCuda");
+}
+
+void oneToOneDeliverCuda(const float* /*weight*/, std::int64_t /*weightCount*/, std::int64_t /*n*/,
+                         const float* /*pre*/, std::int64_t /*preStride*/, std::int64_t /*steps*/,
+                         float* /*post*/, std::int64_t /*postStride*/)
+{
+    noCuda("oneToOneDeliverCuda");
+}
+
+std::int64_t sparseDeliverCuda(const SparseDevice& /*projection*/, std::int64_t /*head*/,
+                               const float* /*pre*/, std::int64_t /*preStride*/,
+                               std::int64_t /*steps*/, float* /*post*/,
+                               std::int64_t /*postStride*/)
+{
+    noCuda("sparseDeliverCuda");
 }
 
 }  // namespace spike::kernels

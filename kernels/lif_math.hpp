@@ -94,4 +94,70 @@ SPIKE_HD float lifRefracCounter(float rho, float spike, float rhoReset)
     return spike > 0.0F ? rhoReset : relu;
 }
 
+// ---- CUBA LIF (Brian2's and NEST's classic CUBA benchmark neuron) ---------------------------
+// dv/dt = (i_exc + i_inh - (v - v_rest)) / tau_mem (held while refractory),
+// di_exc/dt = -i_exc / tau_exc, di_inh/dt = -i_inh / tau_inh, integrated exactly over one step
+// with propagators formed once per parameter change (in double, rounded to float32):
+//     pMem = exp(-dt / tau_mem), pExc = exp(-dt / tau_exc), pInh = exp(-dt / tau_inh),
+//     pMemExc = tau_exc / (tau_exc - tau_mem) * (pExc - pMem)   ((dt / tau_mem) pMem if equal),
+//     pMemInh likewise with tau_inh.
+// One step of one neuron, in the order the code executes it: the inputs of this step jump the
+// currents; the membrane integrates from the jumped currents (or is held while refractory, the
+// counter then counting down); the currents decay; a neuron not refractory at the start of the
+// step spikes when v > v_th, is reset to v_reset and becomes refractory for refracSteps steps
+// counted from the start of the spike step, Brian2's timing (its spike time is the start of the
+// step, and it integrates again once timestep(t - lastspike) >= timestep(refractory)): the
+// membrane is held, and spikes blocked, in the refracSteps - 1 steps after the spike step, so
+// refracSteps 0 and 1 both mean no hold. (NEST's iaf_psc_* hold refracSteps steps after it.)
+
+/// Propagators of one CUBA neuron.
+struct CubaPropagators {
+    float pMem = 0.0F;     ///< membrane decay per step
+    float pExc = 0.0F;     ///< excitatory current decay per step
+    float pInh = 0.0F;     ///< inhibitory current decay per step
+    float pMemExc = 0.0F;  ///< membrane response to one unit of excitatory current over a step
+    float pMemInh = 0.0F;  ///< membrane response to one unit of inhibitory current over a step
+};
+
+/// Computes the propagators in double precision (host only use is fine; also valid on device).
+SPIKE_HD CubaPropagators cubaPropagators(double dt, double tauMem, double tauExc, double tauInh)
+{
+    const double pMem = exp(-dt / tauMem);
+    const double pExc = exp(-dt / tauExc);
+    const double pInh = exp(-dt / tauInh);
+    const double mexc = tauExc == tauMem ? (dt / tauMem) * pMem
+                                         : tauExc / (tauExc - tauMem) * (pExc - pMem);
+    const double minh = tauInh == tauMem ? (dt / tauMem) * pMem
+                                         : tauInh / (tauInh - tauMem) * (pInh - pMem);
+    return {static_cast<float>(pMem), static_cast<float>(pExc), static_cast<float>(pInh),
+            static_cast<float>(mexc), static_cast<float>(minh)};
+}
+
+/// Membrane after one step from the (jumped) currents: ((v_rest + (v - v_rest) pMem) +
+/// iExc pMemExc) + iInh pMemInh.
+SPIKE_HD float cubaMembrane(float v, float vRest, float iExc, float iInh, const CubaPropagators& p)
+{
+    return ((vRest + (v - vRest) * p.pMem) + iExc * p.pMemExc) + iInh * p.pMemInh;
+}
+
+/// One whole step of one neuron; returns the spike (1 or 0). `refrac` counts the steps still to
+/// be held (a whole number stored as float; max(refracSteps - 1, 0) right after a spike);
+/// `refracSteps` is the refractory period round(refractory_time / dt) [steps].
+SPIKE_HD float cubaStep(float& v, float& iExc, float& iInh, float& refrac, float inExc,
+                        float inInh, float vRest, float vTh, float vReset, float refracSteps,
+                        const CubaPropagators& p)
+{
+    const float ie = iExc + inExc;
+    const float ii = iInh + inInh;
+    const bool refractory = refrac > 0.0F;
+    const float vm = refractory ? v : cubaMembrane(v, vRest, ie, ii, p);
+    iExc = ie * p.pExc;
+    iInh = ii * p.pInh;
+    const bool spike = !refractory && vm > vTh;
+    v = spike ? vReset : vm;
+    const float held = refracSteps > 1.0F ? refracSteps - 1.0F : 0.0F;
+    refrac = spike ? held : (refractory ? refrac - 1.0F : 0.0F);
+    return spike ? 1.0F : 0.0F;
+}
+
 }  // namespace spike::kernels

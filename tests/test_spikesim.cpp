@@ -41,6 +41,11 @@ QString example()
     return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/two_layer_lif.json");
 }
 
+QString networkExample()
+{
+    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/cuba_network.json");
+}
+
 }  // namespace
 
 class TestSpikesim : public QObject {
@@ -110,6 +115,54 @@ private slots:
         QVERIFY(model->setAttributes({{"0", {{"seed", Tensor::scalar(3)}}}, {"1", {{"seed", Tensor::scalar(3)}}}}).ok);
         model->resetState();
         QVERIFY(spikes.identical(model->evolve(Tensor(Shape{200, 8}), RecordSpec(true)).record.at("0").at("spikes").data));
+    }
+
+    void networkRunsOnTheChosenBackend()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("rec");
+        const Outcome o = runSpikesim({"run", networkExample(), "--steps", "3000", "--backend",
+                                       "cpu", "--record", "E.spikes", "--record", "I.v", "--out", out});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        QVERIFY2(o.out.startsWith("steps 3000, batch 1, neurons 1000, backend cpu, wall "),
+                 qPrintable(o.out));
+        // The recordings equal the network's own evolve(), and the summary counts its spikes.
+        auto model = loadModel(networkExample().toStdString());
+        const auto expected = model->evolve(Tensor(Shape{3000, 0}), RecordSpec({"E.spikes", "I.spikes", "I.v"}));
+        const Tensor spikes = npy::load((out + "/E.spikes.npy").toStdString());
+        QCOMPARE(spikes.shape(), (Shape{3000, 800}));
+        QVERIFY(spikes.identical(expected.record.at("E").at("spikes").data));
+        QVERIFY(npy::load((out + "/I.v.npy").toStdString()).identical(expected.record.at("I").at("v").data));
+        const double total = expected.record.at("E").at("spikes").data.flat().cast<double>().sum() +
+                             expected.record.at("I").at("spikes").data.flat().cast<double>().sum();
+        QVERIFY(total > 100);
+        QCOMPARE(o.out.section("spikes ", -1).section(",", 0, 0).trimmed().toDouble(), total);
+        QVERIFY(o.out.contains(" Hz"));
+
+        // --realtime paces the same computation (here 20x faster than biological time).
+        const Outcome paced = runSpikesim({"run", networkExample(), "--steps", "2000", "--realtime", "20"});
+        QVERIFY2(paced.exitCode == 0, qPrintable(paced.err));
+        QVERIFY(paced.out.contains("steps 2000"));
+
+        // cuda without a device is a clear one-line error; auto falls back and says why.
+        if (!qEnvironmentVariableIsSet("SPIKE_EXPECT_GPU")) {
+            const Outcome cuda = runSpikesim({"run", networkExample(), "--steps", "10", "--backend", "cuda"});
+            if (cuda.exitCode != 0) {
+                QVERIFY2(cuda.err.startsWith("spikesim: CUDA backend"), qPrintable(cuda.err));
+                QCOMPARE(cuda.err.count('\n'), 1);
+                const Outcome autoRun = runSpikesim({"run", networkExample(), "--steps", "10", "--backend", "auto"});
+                QVERIFY2(autoRun.exitCode == 0, qPrintable(autoRun.err));
+                QVERIFY2(autoRun.err.contains("using the CPU backend"), qPrintable(autoRun.err));
+                QVERIFY(autoRun.out.contains("backend cpu"));
+            }
+        }
+        const Outcome badSignal = runSpikesim({"run", networkExample(), "--steps", "10", "--record",
+                                               "E.voltage", "--out", out});
+        QCOMPARE(badSignal.exitCode, 1);
+        QVERIFY2(badSignal.err.contains("CUBALIF has no signal 'voltage' (signals: spikes, v, i_exc, i_inh, refrac)"),
+                 qPrintable(badSignal.err));
+        const Outcome badBackend = runSpikesim({"run", networkExample(), "--steps", "10", "--backend", "gpu"});
+        QVERIFY(badBackend.exitCode != 0);
     }
 
     void errorsAreOneLineAndLeaveNoFiles()

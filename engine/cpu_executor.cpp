@@ -1,0 +1,335 @@
+// CPU executor: runs an ExecutionPlan through NodeRunners and Projection::deliver() over
+// buffers allocated once. See backend.hpp.
+//
+// Buffers: per node an input block of maxChunk rows × sizeIn and an output block of
+// (maxChunk + 1) rows × sizeOut, whose row 0 holds the previous chunk's last output (what a
+// delayed edge reads at the chunk's first step) and rows 1..steps this chunk's. Per chunk: the
+// input node's rows take the caller's input; groups run in plan order (a time-batched group
+// gathers and runs all rows at once, a lock-step group one row at a time across its nodes);
+// the output node's rows go to the caller; probes copy their slices; row 0 takes the last row.
+// Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
+// edges add, projections deliver). Nothing here allocates after construction and setProbes().
+// Thread: the thread that owns the module tree.
+#include "backend.hpp"
+#include "network.hpp"
+#include "node_runner.hpp"
+#include "probe_target.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace spike::engine {
+
+namespace {
+
+struct NodeBuffers {
+    std::unique_ptr<NodeRunner> runner;  ///< Role::Module only
+    std::vector<float> in;               ///< maxChunk × sizeIn
+    std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
+    std::vector<TraceInfo> traces;
+    std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × width, or empty
+    std::vector<float*> traceTargets;           ///< scratch passed to run()
+};
+
+struct ResolvedProbe {
+    int node = -1;
+    int trace = -1;               ///< -1: output rows
+    std::int64_t offset = 0;      ///< first channel within the row
+    std::int64_t rowWidth = 0;    ///< values per source row
+    std::vector<std::int64_t> indices;  ///< absolute channels, or empty = [offset, offset+width)
+    ProbeInfo info;
+    std::vector<float> data;      ///< maxChunk × width (unused when `direct`)
+    const float* direct = nullptr;  ///< whole rows: the source rows themselves, no copy
+};
+
+class CpuExecutor final : public Executor {
+public:
+    CpuExecutor(Module& root, const ExecutorOptions& options)
+        : Executor(options.maxChunkSteps), m_plan(compilePlan(root, options.plan))
+    {
+        if (options.maxChunkSteps < 1 || options.maxChunkSteps > 1000000) {
+            throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
+                        std::to_string(options.maxChunkSteps));
+        }
+        const auto rows = static_cast<std::size_t>(maxChunkSteps());
+        m_nodes.resize(m_plan.nodes.size());
+        for (std::size_t i = 0; i < m_plan.nodes.size(); ++i) {
+            const PlanNode& p = m_plan.nodes[i];
+            NodeBuffers& b = m_nodes[i];
+            b.in.assign(rows * static_cast<std::size_t>(p.sizeIn), 0.0F);
+            b.out.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0.0F);
+            if (p.role == PlanNode::Role::Module) {
+                b.runner = p.module->makeRunner();
+                b.traces = b.runner->traces();
+                b.traceRows.resize(b.traces.size());
+                b.traceTargets.assign(b.traces.size(), nullptr);
+            }
+        }
+        loadStates(true);
+    }
+
+    std::string backendName() const override { return "cpu"; }
+    const ExecutionPlan& plan() const override { return m_plan; }
+
+    std::vector<ProbeInfo> setProbes(const std::vector<ProbeRequest>& requests) override
+    {
+        std::vector<ResolvedProbe> resolved;
+        for (const ProbeRequest& r : requests) {
+            resolved.push_back(resolve(r));
+        }
+        for (auto& b : m_nodes) {
+            for (auto& rows : b.traceRows) {
+                rows.clear();
+                rows.shrink_to_fit();
+            }
+        }
+        std::vector<ProbeInfo> infos;
+        const auto rows = static_cast<std::size_t>(maxChunkSteps());
+        for (auto& p : resolved) {
+            NodeBuffers& b = m_nodes[static_cast<std::size_t>(p.node)];
+            if (p.trace >= 0) {
+                auto& buffer = b.traceRows[static_cast<std::size_t>(p.trace)];
+                if (buffer.empty()) {  // shared by every probe of this trace; never reallocated
+                    buffer.assign(rows * static_cast<std::size_t>(p.rowWidth), 0.0F);
+                }
+            }
+            // A probe of whole rows reads the rows in place (valid until the next advance()).
+            if (p.indices.empty() && p.offset == 0 && p.info.width == p.rowWidth) {
+                p.direct = p.trace >= 0 ? b.traceRows[static_cast<std::size_t>(p.trace)].data()
+                                        : b.out.data() + p.rowWidth;
+            } else {
+                p.data.assign(rows * static_cast<std::size_t>(p.info.width), 0.0F);
+            }
+            infos.push_back(p.info);
+        }
+        m_probes = std::move(resolved);
+        return infos;
+    }
+
+    void advance(std::int64_t steps, const float* input, float* output) override
+    {
+        if (steps < 1 || steps > maxChunkSteps()) {
+            throw Error("executor: advance() takes 1 to " + std::to_string(maxChunkSteps()) +
+                        " steps, got " + std::to_string(steps));
+        }
+        {
+            const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.inputNode)];
+            float* rows = m_nodes[static_cast<std::size_t>(m_plan.inputNode)].out.data() + p.sizeOut;
+            const std::size_t count = static_cast<std::size_t>(steps * p.sizeOut);
+            if (input != nullptr) {
+                std::memcpy(rows, input, count * sizeof(float));
+            } else {
+                std::memset(rows, 0, count * sizeof(float));
+            }
+        }
+        for (const StepGroup& g : m_plan.groups) {
+            if (!g.lockStep) {
+                for (int n : g.nodes) {
+                    gather(n, 0, steps);
+                    runNode(n, 0, steps);
+                }
+                continue;
+            }
+            for (std::int64_t t = 0; t < steps; ++t) {
+                for (int n : g.nodes) {
+                    gather(n, t, 1);
+                    runNode(n, t, 1);
+                }
+            }
+        }
+        if (output != nullptr) {
+            const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
+            const float* rows = m_nodes[static_cast<std::size_t>(m_plan.outputNode)].out.data() + p.sizeOut;
+            std::memcpy(output, rows, static_cast<std::size_t>(steps * p.sizeOut) * sizeof(float));
+        }
+        copyProbes(steps);
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            const std::int64_t w = m_plan.nodes[i].sizeOut;
+            float* out = m_nodes[i].out.data();
+            std::memcpy(out, out + steps * w, static_cast<std::size_t>(w) * sizeof(float));
+        }
+    }
+
+    const float* probeData(std::size_t k) const override
+    {
+        const ResolvedProbe& p = m_probes.at(k);
+        return p.direct != nullptr ? p.direct : p.data.data();
+    }
+
+    void storeStates() override
+    {
+        for (auto& b : m_nodes) {
+            if (b.runner) {
+                b.runner->store();
+            }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            if (e.delayed && e.network != nullptr) {
+                const float* row = m_nodes[static_cast<std::size_t>(e.from)].out.data() + e.fromOffset;
+                e.network->setDelayedValue(e.connection, std::vector<float>(row, row + e.fromSize));
+            }
+        }
+    }
+
+    void loadStates(bool clearDelayed) override
+    {
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            if (m_nodes[i].runner) {
+                m_nodes[i].runner->load();
+            }
+            if (clearDelayed) {
+                std::fill_n(m_nodes[i].out.begin(), m_plan.nodes[i].sizeOut, 0.0F);
+            }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            const std::vector<float>* kept =
+                e.delayed && e.network != nullptr ? e.network->delayedValue(e.connection) : nullptr;
+            if (kept != nullptr && static_cast<std::int64_t>(kept->size()) == e.fromSize) {
+                std::copy(kept->begin(), kept->end(),
+                          m_nodes[static_cast<std::size_t>(e.from)].out.begin() + e.fromOffset);
+            }
+        }
+    }
+
+    std::optional<NonFinite> findNonFinite() const override
+    {
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            if (!m_nodes[i].runner) {
+                continue;
+            }
+            for (const StateArray& s : m_nodes[i].runner->workingStates()) {
+                for (std::int64_t k = 0; k < s.size; ++k) {
+                    if (!std::isfinite(s.data[k])) {
+                        return NonFinite{m_plan.nodes[i].path, s.attribute, k, s.data[k]};
+                    }
+                }
+            }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            if (e.projection == nullptr) {
+                continue;
+            }
+            for (const AttributeView& v : e.projection->attributes()) {
+                const auto* t = std::get_if<Tensor>(v.value);
+                if (v.spec->kind != AttributeKind::State || t == nullptr) {
+                    continue;
+                }
+                for (std::int64_t k = 0; k < t->numel(); ++k) {
+                    if (!std::isfinite((*t)[k])) {
+                        return NonFinite{e.path, v.spec->name, k, (*t)[k]};
+                    }
+                }
+            }
+        }
+        return std::nullopt;
+    }
+
+private:
+    void gather(int node, std::int64_t t0, std::int64_t n)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        if (p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        float* dst = m_nodes[static_cast<std::size_t>(node)].in.data() + t0 * p.sizeIn;
+        std::memset(dst, 0, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+        for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
+            const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
+            const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+            const float* src = m_nodes[static_cast<std::size_t>(e.from)].out.data() +
+                               (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
+            float* target = dst + e.toOffset;
+            if (e.projection != nullptr) {
+                e.projection->deliver(src, srcWidth, n, target, p.sizeIn);
+                continue;
+            }
+            for (std::int64_t t = 0; t < n; ++t) {
+                const float* s = src + t * srcWidth;
+                float* d = target + t * p.sizeIn;
+                for (std::int64_t c = 0; c < e.fromSize; ++c) {
+                    d[c] += s[c];
+                }
+            }
+        }
+    }
+
+    void runNode(int node, std::int64_t t0, std::int64_t n)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        switch (p.role) {
+        case PlanNode::Role::Input:
+            return;
+        case PlanNode::Role::Output:
+        case PlanNode::Role::Junction:
+            std::memcpy(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + t0 * p.sizeIn,
+                        static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+            return;
+        case PlanNode::Role::Module:
+            break;
+        }
+        for (std::size_t k = 0; k < b.traces.size(); ++k) {
+            b.traceTargets[k] = b.traceRows[k].empty()
+                                    ? nullptr
+                                    : b.traceRows[k].data() + t0 * b.traces[k].width;
+        }
+        b.runner->run(b.in.data() + t0 * p.sizeIn, n, b.out.data() + (t0 + 1) * p.sizeOut,
+                      b.traceTargets);
+    }
+
+    void copyProbes(std::int64_t steps)
+    {
+        for (ResolvedProbe& probe : m_probes) {
+            if (probe.direct != nullptr) {
+                continue;
+            }
+            const NodeBuffers& b = m_nodes[static_cast<std::size_t>(probe.node)];
+            const float* rows = probe.trace >= 0
+                                    ? b.traceRows[static_cast<std::size_t>(probe.trace)].data()
+                                    : b.out.data() + probe.rowWidth;
+            const std::int64_t w = probe.info.width;
+            for (std::int64_t t = 0; t < steps; ++t) {
+                const float* row = rows + t * probe.rowWidth;
+                float* dst = probe.data.data() + t * w;
+                if (probe.indices.empty()) {
+                    std::memcpy(dst, row + probe.offset, static_cast<std::size_t>(w) * sizeof(float));
+                } else {
+                    for (std::int64_t k = 0; k < w; ++k) {
+                        dst[k] = row[probe.indices[static_cast<std::size_t>(k)]];
+                    }
+                }
+            }
+        }
+    }
+
+    ResolvedProbe resolve(const ProbeRequest& r) const
+    {
+        std::vector<std::vector<TraceInfo>> traces;
+        for (const NodeBuffers& b : m_nodes) {
+            traces.push_back(b.traces);
+        }
+        const ProbeTarget target = resolveProbeTarget(m_plan, traces, r);
+        ResolvedProbe out;
+        out.node = target.node;
+        out.trace = target.trace;
+        out.offset = target.offset;
+        out.rowWidth = target.rowWidth;
+        out.indices = target.indices;
+        out.info = target.info;
+        return out;
+    }
+
+    ExecutionPlan m_plan;
+    std::vector<NodeBuffers> m_nodes;
+    std::vector<ResolvedProbe> m_probes;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> makeCpuExecutor(Module& root, const ExecutorOptions& options)
+{
+    return std::make_unique<CpuExecutor>(root, options);
+}
+
+}  // namespace spike::engine

@@ -1,0 +1,115 @@
+// Network: a container whose children are wired explicitly, port to port, with optional weights.
+//
+// Owns its children (nodes and projections) like any module, plus an ordered list of
+// connections. A connection runs from an output port of a child (or the network's own input
+// "in") to an input port of a child (or the network's own output "out"); it either passes values
+// through unchanged (sizes must match) or carries a Projection child, named after the
+// connection, that maps the source size to the target size. Several connections into one port
+// sum, in connection order. Endpoints are written "node.port", "node" (its only port), "in" or
+// "out"; children may therefore not be called "in" or "out".
+//
+// Cycles are legal: a connection that closes a cycle of undelayed connections is marked
+// `delayed` when it is made and delivers the source's value of the previous step. The flag is
+// saved with the model, so results never depend on the order connections were made in.
+// Invariant: the undelayed connections form no cycle. Networks nest; the runtime flattens them
+// (execution_plan.hpp). evolve() runs the network through the CPU executor. Thread: owned by
+// whichever thread owns the tree.
+#pragma once
+
+#include "module.hpp"
+#include "projection.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spike::engine {
+
+/// One end of a connection: a child's port, or the network's own "in" / "out" (node empty).
+struct Endpoint {
+    std::string node;  ///< child name; "" for the network's own boundary
+    std::string port;  ///< port name ("in" / "out" for the boundary)
+
+    /// "node.port", or "in" / "out" for the boundary.
+    std::string toString() const;
+    bool operator==(const Endpoint& o) const { return node == o.node && port == o.port; }
+};
+
+/// A wire from an output port to an input port.
+struct Connection {
+    std::string name;    ///< unique within the network; also the projection child's name
+    Endpoint from;       ///< output port of a child, or the network's "in"
+    Endpoint to;         ///< input port of a child, or the network's "out"
+    bool delayed = false;        ///< delivers the previous step's value (closes a cycle)
+    bool hasProjection = false;  ///< the child named `name` is this connection's Projection
+};
+
+/// Explicitly wired container; see the file comment.
+class Network : public Module {
+public:
+    /// A network with `inputSize` external input channels (0: driven by its own sources) and
+    /// `outputSize` external output channels (0: observed through probes only).
+    explicit Network(std::int64_t inputSize = 0, std::int64_t outputSize = 0);
+
+    std::string className() const override { return "Network"; }
+    /// {"input_size": n, "output_size": m}.
+    nlohmann::json config() const override;
+    std::string extraRepr() const override;
+
+    /// Adds a node (any module but a Projection). Throws Error for a bad or taken name.
+    Module& addNode(const std::string& name, std::unique_ptr<Module> node);
+    /// Removes a node and every connection touching it (with their projections).
+    std::unique_ptr<Module> removeNode(const std::string& name);
+    /// Children that are nodes (not connection projections), in insertion order.
+    std::vector<std::pair<std::string, Module*>> nodes() const;
+
+    /// Connects `from` to `to` ("node.port", "node", "in", "out"). With a projection its shape
+    /// must be (source size, target size); without one the sizes must match. `name` defaults to
+    /// "<from node>_to_<to node>" (made unique). `delayed` defaults to whether the connection
+    /// closes a cycle; an explicit false that would close a cycle is refused. Throws Error naming
+    /// both ends and their sizes when anything does not fit; the network is then unchanged.
+    const Connection& connect(const std::string& from, const std::string& to,
+                              std::unique_ptr<Projection> projection = nullptr,
+                              const std::string& name = {},
+                              std::optional<bool> delayed = std::nullopt);
+    /// Removes the connection called `name` (and its projection). Throws Error when absent.
+    void disconnect(const std::string& name);
+    const std::vector<Connection>& connections() const { return m_connections; }
+    /// The connection called `name`, or nullptr.
+    const Connection* findConnection(const std::string& name) const;
+    /// The projection of connection `name`, or nullptr when it has none.
+    Projection* projection(const std::string& name) const;
+
+    /// Resolves "node.port" / "node" / "in" / "out" as a source (output) or target (input) end:
+    /// the endpoint plus the port's slice. Throws Error naming the network, node and ports.
+    std::pair<Endpoint, PortSpec> resolve(const std::string& text, bool asSource) const;
+
+    /// Value a delayed connection will deliver at the next step (its source port's last output),
+    /// as kept between runs; nullptr before the first run and after resetState(). Executors
+    /// store it (Executor::storeStates()) and load it, so evolving in several calls equals one.
+    const std::vector<float>* delayedValue(const std::string& connection) const;
+    void setDelayedValue(const std::string& connection, std::vector<float> value);
+
+    std::int64_t inputSize() const { return sizeIn(); }
+    std::int64_t outputSize() const { return sizeOut(); }
+
+protected:
+    /// Clears the delayed connections' values.
+    void onResetState() override;
+    /// Runs the network through the CPU executor, batch element by batch element.
+    Tensor evolveImpl(const TensorView& input, const Recorder& recorder) override;
+
+private:
+    /// Whether `name` is a connection's or a child's name.
+    bool nameTaken(const std::string& name) const;
+    /// Whether `to` reaches `from` through undelayed connections (so from → to closes a cycle).
+    bool reaches(const std::string& fromNode, const std::string& toNode) const;
+
+    std::vector<Connection> m_connections;
+    std::map<std::string, std::vector<float>> m_delayedValues;  ///< connection → last value
+};
+
+}  // namespace spike::engine

@@ -1,0 +1,82 @@
+// NodeRunner: how the runtime advances one module of an execution plan, chunk after chunk.
+//
+// A runner works on the module it was made from (Module::makeRunner()); the executor owns it and
+// calls it only on the simulation thread. Protocol: load() before the first run() and again after
+// anything changed the module's attributes; run() any number of times; store() before anyone
+// reads or saves the module's States. Between load() and store() the module's stored States may
+// be stale (the working copy is the truth). run() must be allocation-free for neuron populations;
+// the generic runner (any other module) calls forwardBatched() and allocates per call.
+#pragma once
+
+#include "module.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spike::engine {
+
+/// A per-step signal a runner can write while it runs, besides the module's output.
+struct TraceInfo {
+    std::string name;        ///< recordable signal name ("vmem", "v", "isyn", "h")
+    std::int64_t width = 0;  ///< values per step
+    std::string units;       ///< "" when dimensionless
+};
+
+/// A working state array, for health checks (NaN / Inf detection).
+struct StateArray {
+    std::string attribute;  ///< State attribute name within the runner's module (or below it,
+                            ///< as "child.attr" for generic runners of containers)
+    const float* data = nullptr;
+    std::int64_t size = 0;
+};
+
+/// Advances one module step by step or chunk by chunk. See the file comment for the protocol.
+class NodeRunner {
+public:
+    explicit NodeRunner(Module& module) : m_module(&module) {}
+    virtual ~NodeRunner() = default;
+    NodeRunner(const NodeRunner&) = delete;
+    NodeRunner& operator=(const NodeRunner&) = delete;
+
+    Module& module() const { return *m_module; }
+
+    /// Signals run() can write per step, in order (fixed for the runner's lifetime).
+    virtual std::vector<TraceInfo> traces() const = 0;
+    /// Copies the module's stored States (and derived caches) into working memory.
+    virtual void load() = 0;
+    /// Advances `steps` steps: `in` holds (steps, sizeIn) rows, `out` receives (steps, sizeOut)
+    /// rows, and each non-null traceTargets[k] receives (steps, traces()[k].width) rows.
+    /// Advances the module's elapsed-step counter. `traceTargets` has traces().size() entries.
+    virtual void run(const float* in, std::int64_t steps, float* out,
+                     const std::vector<float*>& traceTargets) = 0;
+    /// Copies working memory back into the module's stored States.
+    virtual void store() = 0;
+    /// The working state arrays (valid until the next load()).
+    virtual std::vector<StateArray> workingStates() const = 0;
+
+private:
+    Module* m_module;
+};
+
+/// Runner of any module through Module::forwardBatched() over a (1, steps, sizeIn) view.
+/// Offers each of the module's own numeric States as a trace; when any trace is requested it
+/// advances one step per forwardBatched() call to sample the States after every step. Its
+/// States are the module's own (load() and store() do nothing).
+class GenericRunner : public NodeRunner {
+public:
+    explicit GenericRunner(Module& module);
+
+    std::vector<TraceInfo> traces() const override { return m_traces; }
+    void load() override {}
+    void run(const float* in, std::int64_t steps, float* out,
+             const std::vector<float*>& traceTargets) override;
+    void store() override {}
+    std::vector<StateArray> workingStates() const override;
+
+private:
+    std::vector<TraceInfo> m_traces;
+};
+
+}  // namespace spike::engine

@@ -1,0 +1,588 @@
+// Kernels and launchers of the CUDA network executor; see network_cuda.hpp for the interface and
+// the summation-order contract, and kernels/lif_math.hpp for the per-neuron arithmetic.
+//
+// Flat kernels use one thread per element (grid-stride where the element count may exceed one
+// grid). Neuron kernels give each thread one neuron for a whole span of steps, its state in
+// registers. Everything runs on the default stream; launchers check the launch and leave the
+// waiting to the next synchronous copy or deviceSynchronize(). Built with --fmad=false.
+#include "kernels/network_cuda.hpp"
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+namespace spike::kernels {
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kWarp = 32;
+
+std::string errorText(cudaError_t err)
+{
+    return std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
+}
+
+/// Throws std::runtime_error naming `what` when `err` is not cudaSuccess.
+void check(cudaError_t err, const std::string& what)
+{
+    if (err != cudaSuccess) {
+        cudaGetLastError();  // clear a non-sticky error so later calls start clean
+        throw std::runtime_error("CUDA: " + what + " failed: " + errorText(err));
+    }
+}
+
+void checkLaunch(const char* kernel)
+{
+    check(cudaGetLastError(), std::string("launching ") + kernel);
+}
+
+/// Blocks of kBlock threads covering `count` elements (at least 1; at most the grid limit
+/// 2^31 - 1, beyond which only the grid-stride kernels are used).
+unsigned blocksFor(long long count)
+{
+    long long blocks = (count + kBlock - 1) / kBlock;
+    blocks = blocks < 1 ? 1 : (blocks > INT_MAX ? INT_MAX : blocks);
+    return static_cast<unsigned>(blocks);
+}
+
+cudaMemcpyKind toCuda(CopyKind kind)
+{
+    switch (kind) {
+    case CopyKind::HostToDevice:
+        return cudaMemcpyHostToDevice;
+    case CopyKind::DeviceToHost:
+        return cudaMemcpyDeviceToHost;
+    case CopyKind::DeviceToDevice:
+        break;
+    }
+    return cudaMemcpyDeviceToDevice;
+}
+
+void requireNonNegative(long long value, const char* what)
+{
+    if (value < 0) {
+        throw std::invalid_argument(std::string("CUDA kernels: ") + what + " (" +
+                                    std::to_string(value) + ") must not be negative");
+    }
+}
+
+__device__ long long globalIndex()
+{
+    return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ long long gridStride()
+{
+    return static_cast<long long>(gridDim.x) * blockDim.x;
+}
+
+// ---- row arithmetic -----------------------------------------------------------------------
+
+__global__ void zeroKernel(float* dst, long long count)
+{
+    for (long long k = globalIndex(); k < count; k += gridStride()) {
+        dst[k] = 0.0F;
+    }
+}
+
+__global__ void addRowsKernel(float* dst, long long dstPitch, const float* src, long long srcPitch,
+                              long long width, long long rows)
+{
+    const long long count = width * rows;
+    for (long long k = globalIndex(); k < count; k += gridStride()) {
+        const long long r = k / width;
+        const long long c = k - r * width;
+        dst[r * dstPitch + c] += src[r * srcPitch + c];
+    }
+}
+
+__global__ void gatherColumnsKernel(const float* src, long long srcPitch, long long rows,
+                                    const long long* columns, long long count, float* dst)
+{
+    const long long total = rows * count;
+    for (long long k = globalIndex(); k < total; k += gridStride()) {
+        const long long r = k / count;
+        const long long c = k - r * count;
+        dst[k] = src[r * srcPitch + columns[c]];
+    }
+}
+
+__global__ void firstNonFiniteKernel(const float* data, long long count, unsigned long long* first)
+{
+    for (long long k = globalIndex(); k < count; k += gridStride()) {
+        if (!isfinite(data[k])) {
+            atomicMin(first, static_cast<unsigned long long>(k));
+        }
+    }
+}
+
+// ---- neurons ------------------------------------------------------------------------------
+
+/// LIF over `steps` steps, one thread per neuron. With `irec` (recurrent, steps == 1) each
+/// synapse adds this step's recurrent input after its external input, as engine/lif.cpp does.
+__global__ void lifKernel(LifDevice p, const float* in, long long steps, float* out, float* recV,
+                          float* recI, float* recR)
+{
+    const long long i = globalIndex();
+    if (i >= p.n) {
+        return;
+    }
+    const long long n = p.n;
+    const long long nSyn = p.nSyn;
+    const long long nIn = n * nSyn;
+    const long long j0 = i * nSyn;
+    const float alpha = p.alpha[i];
+    const float bias = p.bias[i];
+    const float th = p.threshold[i];
+    float v = p.v[i];
+    float sp = p.s[i];
+    for (long long t = 0; t < steps; ++t) {
+        const float* x = in + t * nIn + j0;
+        float sum = 0.0F;
+        for (long long k = 0; k < nSyn; ++k) {
+            const float prev = p.isyn[j0 + k];
+            const float cur = p.irec != nullptr
+                                  ? lifSynapse(prev + x[k], p.irec[j0 + k], p.beta[j0 + k])
+                                  : lifSynapse(prev, x[k], p.beta[j0 + k]);
+            p.isyn[j0 + k] = cur;
+            sum = k == 0 ? cur : sum + cur;
+            if (recI != nullptr) {
+                recI[t * nIn + j0 + k] = cur;
+            }
+            if (recR != nullptr) {
+                recR[t * nIn + j0 + k] = p.irec[j0 + k];
+            }
+        }
+        const float vm = lifMembrane(v, alpha, sum, 0.0F, bias);
+        sp = lifSpikeCount(vm, th, p.maxSpikes);
+        v = lifReset(vm, sp, th);
+        out[t * n + i] = sp;
+        if (recV != nullptr) {
+            recV[t * n + i] = v;
+        }
+    }
+    p.v[i] = v;
+    p.s[i] = sp;
+}
+
+/// irec[j] = sum over neurons m (in order, silent ones skipped) of s[m] * wRec[m][j].
+__global__ void lifRecurrentInputKernel(const float* s, const float* wRec, long long n,
+                                        long long nIn, float* irec)
+{
+    const long long j = globalIndex();
+    if (j >= nIn) {
+        return;
+    }
+    float acc = 0.0F;
+    for (long long m = 0; m < n; ++m) {
+        const float sm = s[m];
+        if (sm != 0.0F) {
+            acc += sm * wRec[m * nIn + j];
+        }
+    }
+    irec[j] = acc;
+}
+
+__global__ void lifRefracKernel(LifRefracDevice p, const float* in, long long steps, float* out,
+                                float* recV, float* recI, float* recRho)
+{
+    const long long i = globalIndex();
+    if (i >= p.n) {
+        return;
+    }
+    const long long n = p.n;
+    const float dtMem = p.dtTauMemInv[i];
+    const float dtSyn = p.dtTauSynInv[i];
+    const float vLeak = p.vLeak[i];
+    const float vTh = p.vTh[i];
+    const float vReset = p.vReset[i];
+    const float rhoReset = p.rhoReset[i];
+    float v = p.v[i];
+    float cur = p.i[i];
+    float rho = p.rho[i];
+    float z = p.s[i];
+    for (long long t = 0; t < steps; ++t) {
+        const float iJump = lifRefracJump(cur, in[t * n + i]);
+        const float vDec = lifRefracMembrane(v, dtMem, vLeak, iJump);
+        cur = lifRefracCurrent(iJump, dtSyn);
+        z = lifRefracSpike(vDec, vTh, rho);
+        v = lifRefracVoltage(v, vDec, vTh, vReset, rho);
+        rho = lifRefracCounter(rho, z, rhoReset);
+        out[t * n + i] = z;
+        if (recV != nullptr) {
+            recV[t * n + i] = v;
+        }
+        if (recI != nullptr) {
+            recI[t * n + i] = cur;
+        }
+        if (recRho != nullptr) {
+            recRho[t * n + i] = rho;
+        }
+    }
+    p.v[i] = v;
+    p.i[i] = cur;
+    p.rho[i] = rho;
+    p.s[i] = z;
+}
+
+__global__ void cubaKernel(CubaDevice p, const float* in, long long steps, float* out, float* recV,
+                           float* recIExc, float* recIInh, float* recRefrac)
+{
+    const long long i = globalIndex();
+    if (i >= p.n) {
+        return;
+    }
+    const long long n = p.n;
+    const CubaPropagators prop = p.propagators[i];
+    const float vRest = p.vRest[i];
+    const float vTh = p.vTh[i];
+    const float vReset = p.vReset[i];
+    const float refracSteps = p.refracSteps[i];
+    float v = p.v[i];
+    float iExc = p.iExc[i];
+    float iInh = p.iInh[i];
+    float refrac = p.refrac[i];
+    float z = p.s != nullptr ? p.s[i] : 0.0F;
+    for (long long t = 0; t < steps; ++t) {
+        const float* x = in + t * 2 * n;
+        z = cubaStep(v, iExc, iInh, refrac, x[i], x[n + i], vRest, vTh, vReset, refracSteps, prop);
+        out[t * n + i] = z;
+        if (recV != nullptr) {
+            recV[t * n + i] = v;
+        }
+        if (recIExc != nullptr) {
+            recIExc[t * n + i] = iExc;
+        }
+        if (recIInh != nullptr) {
+            recIInh[t * n + i] = iInh;
+        }
+        if (recRefrac != nullptr) {
+            recRefrac[t * n + i] = refrac;
+        }
+    }
+    p.v[i] = v;
+    p.iExc[i] = iExc;
+    p.iInh[i] = iInh;
+    p.refrac[i] = refrac;
+    if (p.s != nullptr) {
+        p.s[i] = z;
+    }
+}
+
+// ---- projections --------------------------------------------------------------------------
+
+/// Each thread owns one post[t][j] and adds the terms to it one by one in ascending channel
+/// order, skipping silent channels: engine/projections.cpp's order, hence its rounding.
+__global__ void denseKernel(const float* weight, long long nSrc, long long nDst, const float* pre,
+                            long long preStride, long long steps, float* post, long long postStride)
+{
+    const long long total = steps * nDst;
+    for (long long k = globalIndex(); k < total; k += gridStride()) {
+        const long long t = k / nDst;
+        const long long j = k - t * nDst;
+        const float* x = pre + t * preStride;
+        float acc = post[t * postStride + j];
+        for (long long i = 0; i < nSrc; ++i) {
+            const float xi = x[i];
+            if (xi != 0.0F) {
+                acc += xi * weight[i * nDst + j];
+            }
+        }
+        post[t * postStride + j] = acc;
+    }
+}
+
+__global__ void oneToOneKernel(const float* weight, long long weightCount, long long n,
+                               const float* pre, long long preStride, long long steps, float* post,
+                               long long postStride)
+{
+    const long long total = steps * n;
+    for (long long k = globalIndex(); k < total; k += gridStride()) {
+        const long long t = k / n;
+        const long long j = k - t * n;
+        post[t * postStride + j] += weight[weightCount == 1 ? 0 : j] * pre[t * preStride + j];
+    }
+}
+
+/// One warp per presynaptic channel: a silent channel exits at once (warp-uniform), an active
+/// one spreads its synapses over the lanes, each adding pre * weight into dst[target].
+__global__ void sparseScatterKernel(const long long* rowStart, const int* targets, float weight,
+                                    long long nSrc, const float* pre, float* dst)
+{
+    const long long warp = globalIndex() / kWarp;
+    const int lane = static_cast<int>(threadIdx.x % kWarp);
+    if (warp >= nSrc) {
+        return;
+    }
+    const float x = pre[warp];
+    if (x == 0.0F) {
+        return;
+    }
+    const float value = x * weight;
+    const long long end = rowStart[warp + 1];
+    for (long long s = rowStart[warp] + lane; s < end; s += kWarp) {
+        atomicAdd(dst + targets[s], value);
+    }
+}
+
+/// post[j] += ring[j]; ring[j] = 0: the deliveries due this step.
+__global__ void sparseDrainKernel(float* ring, long long nDst, float* post)
+{
+    const long long j = globalIndex();
+    if (j < nDst) {
+        post[j] += ring[j];
+        ring[j] = 0.0F;
+    }
+}
+
+}  // namespace
+
+// ---- memory -------------------------------------------------------------------------------
+
+void* deviceAllocate(std::size_t bytes, const char* what)
+{
+    if (bytes == 0) {
+        return nullptr;
+    }
+    void* ptr = nullptr;
+    check(cudaMalloc(&ptr, bytes),
+          "allocating " + std::to_string(bytes) + " bytes of device memory for " + what);
+    const cudaError_t err = cudaMemset(ptr, 0, bytes);
+    if (err != cudaSuccess) {
+        cudaFree(ptr);
+        check(err, std::string("clearing the device memory for ") + what);
+    }
+    return ptr;
+}
+
+void deviceRelease(void* ptr) noexcept
+{
+    if (ptr != nullptr) {
+        cudaFree(ptr);
+    }
+}
+
+void copyBytes(void* dst, const void* src, std::size_t bytes, CopyKind kind)
+{
+    if (bytes == 0) {
+        return;
+    }
+    check(cudaMemcpy(dst, src, bytes, toCuda(kind)), "copying " + std::to_string(bytes) + " bytes");
+}
+
+void copyRows(float* dst, std::int64_t dstPitch, const float* src, std::int64_t srcPitch,
+              std::int64_t width, std::int64_t rows, CopyKind kind)
+{
+    requireNonNegative(width, "copyRows width");
+    requireNonNegative(rows, "copyRows rows");
+    if (width == 0 || rows == 0) {
+        return;
+    }
+    if (dstPitch < width || srcPitch < width) {
+        throw std::invalid_argument("CUDA kernels: copyRows pitches (" + std::to_string(dstPitch) +
+                                    ", " + std::to_string(srcPitch) +
+                                    ") must be at least the width " + std::to_string(width));
+    }
+    const auto bytes = [](std::int64_t floats) { return static_cast<std::size_t>(floats) * 4; };
+    if (rows == 1 || (dstPitch == width && srcPitch == width)) {
+        copyBytes(dst, src, bytes(rows * width), kind);
+    } else if (bytes(dstPitch > srcPitch ? dstPitch : srcPitch) <=
+               static_cast<std::size_t>(INT_MAX)) {
+        check(cudaMemcpy2D(dst, bytes(dstPitch), src, bytes(srcPitch), bytes(width),
+                           static_cast<std::size_t>(rows), toCuda(kind)),
+              "copying " + std::to_string(rows) + " rows of " + std::to_string(width) + " floats");
+    } else {
+        for (std::int64_t r = 0; r < rows; ++r) {
+            copyBytes(dst + r * dstPitch, src + r * srcPitch, bytes(width), kind);
+        }
+    }
+}
+
+void zeroFloats(float* dst, std::int64_t count)
+{
+    requireNonNegative(count, "zeroFloats count");
+    if (count == 0) {
+        return;
+    }
+    zeroKernel<<<blocksFor(count), kBlock>>>(dst, count);
+    checkLaunch("zeroKernel");
+}
+
+void deviceSynchronize(const char* what)
+{
+    check(cudaDeviceSynchronize(), what);
+}
+
+// ---- row arithmetic -----------------------------------------------------------------------
+
+void addRows(float* dst, std::int64_t dstPitch, const float* src, std::int64_t srcPitch,
+             std::int64_t width, std::int64_t rows)
+{
+    requireNonNegative(width, "addRows width");
+    requireNonNegative(rows, "addRows rows");
+    if (width == 0 || rows == 0) {
+        return;
+    }
+    addRowsKernel<<<blocksFor(width * rows), kBlock>>>(dst, dstPitch, src, srcPitch, width, rows);
+    checkLaunch("addRowsKernel");
+}
+
+void gatherColumns(const float* src, std::int64_t srcPitch, std::int64_t rows,
+                   const std::int64_t* columns, std::int64_t count, float* dst)
+{
+    requireNonNegative(rows, "gatherColumns rows");
+    requireNonNegative(count, "gatherColumns count");
+    if (rows == 0 || count == 0) {
+        return;
+    }
+    gatherColumnsKernel<<<blocksFor(rows * count), kBlock>>>(
+        src, srcPitch, rows, reinterpret_cast<const long long*>(columns), count, dst);
+    checkLaunch("gatherColumnsKernel");
+}
+
+std::int64_t firstNonFinite(const float* data, std::int64_t count)
+{
+    requireNonNegative(count, "firstNonFinite count");
+    if (count == 0) {
+        return -1;
+    }
+    DeviceArray<unsigned long long> first(1, "the non-finite scan result");
+    const unsigned long long none = ULLONG_MAX;
+    copyBytes(first.data(), &none, sizeof(none), CopyKind::HostToDevice);
+    firstNonFiniteKernel<<<blocksFor(count), kBlock>>>(data, count, first.data());
+    checkLaunch("firstNonFiniteKernel");
+    unsigned long long result = none;
+    copyBytes(&result, first.data(), sizeof(result), CopyKind::DeviceToHost);
+    return result == none ? -1 : static_cast<std::int64_t>(result);
+}
+
+// ---- neurons ------------------------------------------------------------------------------
+
+void lifStepsCuda(const LifDevice& layer, const float* in, std::int64_t steps, float* out,
+                  float* recVmem, float* recIsyn, float* recIrec)
+{
+    requireNonNegative(steps, "lifStepsCuda steps");
+    if (steps == 0 || layer.n == 0) {
+        return;
+    }
+    const std::int64_t nIn = layer.n * layer.nSyn;
+    if (layer.wRec == nullptr) {
+        LifDevice p = layer;
+        p.irec = nullptr;
+        lifKernel<<<blocksFor(layer.n), kBlock>>>(p, in, steps, out, recVmem, recIsyn, nullptr);
+        checkLaunch("lifKernel");
+        return;
+    }
+    if (layer.irec == nullptr) {
+        throw std::invalid_argument("CUDA kernels: a recurrent LIF needs its irec scratch array");
+    }
+    for (std::int64_t t = 0; t < steps; ++t) {
+        lifRecurrentInputKernel<<<blocksFor(nIn), kBlock>>>(layer.s, layer.wRec, layer.n, nIn,
+                                                            layer.irec);
+        checkLaunch("lifRecurrentInputKernel");
+        lifKernel<<<blocksFor(layer.n), kBlock>>>(
+            layer, in + t * nIn, 1, out + t * layer.n,
+            recVmem != nullptr ? recVmem + t * layer.n : nullptr,
+            recIsyn != nullptr ? recIsyn + t * nIn : nullptr,
+            recIrec != nullptr ? recIrec + t * nIn : nullptr);
+        checkLaunch("lifKernel");
+    }
+}
+
+void lifRefracStepsCuda(const LifRefracDevice& layer, const float* in, std::int64_t steps,
+                        float* out, float* recV, float* recI, float* recRho)
+{
+    requireNonNegative(steps, "lifRefracStepsCuda steps");
+    if (steps == 0 || layer.n == 0) {
+        return;
+    }
+    lifRefracKernel<<<blocksFor(layer.n), kBlock>>>(layer, in, steps, out, recV, recI, recRho);
+    checkLaunch("lifRefracKernel");
+}
+
+void cubaStepsCuda(const CubaDevice& layer, const float* in, std::int64_t steps, float* out,
+                   float* recV, float* recIExc, float* recIInh, float* recRefrac)
+{
+    requireNonNegative(steps, "cubaStepsCuda steps");
+    if (steps == 0 || layer.n == 0) {
+        return;
+    }
+    cubaKernel<<<blocksFor(layer.n), kBlock>>>(layer, in, steps, out, recV, recIExc, recIInh,
+                                               recRefrac);
+    checkLaunch("cubaKernel");
+}
+
+// ---- projections --------------------------------------------------------------------------
+
+void denseDeliverCuda(const float* weight, std::int64_t nSrc, std::int64_t nDst, const float* pre,
+                      std::int64_t preStride, std::int64_t steps, float* post,
+                      std::int64_t postStride)
+{
+    requireNonNegative(steps, "denseDeliverCuda steps");
+    if (steps == 0 || nDst == 0 || nSrc == 0) {
+        return;
+    }
+    denseKernel<<<blocksFor(steps * nDst), kBlock>>>(weight, nSrc, nDst, pre, preStride, steps,
+                                                     post, postStride);
+    checkLaunch("denseKernel");
+}
+
+void oneToOneDeliverCuda(const float* weight, std::int64_t weightCount, std::int64_t n,
+                         const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
+                         std::int64_t postStride)
+{
+    requireNonNegative(steps, "oneToOneDeliverCuda steps");
+    if (weightCount != 1 && weightCount != n) {
+        throw std::invalid_argument("CUDA kernels: a one-to-one projection of " +
+                                    std::to_string(n) + " channels needs 1 or " +
+                                    std::to_string(n) + " weights, not " +
+                                    std::to_string(weightCount));
+    }
+    if (steps == 0 || n == 0) {
+        return;
+    }
+    oneToOneKernel<<<blocksFor(steps * n), kBlock>>>(weight, weightCount, n, pre, preStride, steps,
+                                                     post, postStride);
+    checkLaunch("oneToOneKernel");
+}
+
+std::int64_t sparseDeliverCuda(const SparseDevice& projection, std::int64_t head, const float* pre,
+                               std::int64_t preStride, std::int64_t steps, float* post,
+                               std::int64_t postStride)
+{
+    requireNonNegative(steps, "sparseDeliverCuda steps");
+    const std::int64_t d = projection.delay;
+    if (d > 0 && (projection.pending == nullptr || head < 0 || head >= d)) {
+        throw std::invalid_argument("CUDA kernels: a sparse projection with delay " +
+                                    std::to_string(d) +
+                                    " needs its pending ring and a head in [0, " +
+                                    std::to_string(d) + "), got " + std::to_string(head));
+    }
+    if (projection.nDst == 0) {
+        return head;
+    }
+    const auto scatterBlocks = blocksFor(projection.nSrc * kWarp);
+    for (std::int64_t t = 0; t < steps; ++t) {
+        float* postRow = post + t * postStride;
+        float* dst = postRow;
+        if (d > 0) {
+            dst = projection.pending + head * projection.nDst;
+            sparseDrainKernel<<<blocksFor(projection.nDst), kBlock>>>(dst, projection.nDst,
+                                                                      postRow);
+            checkLaunch("sparseDrainKernel");
+            head = (head + 1) % d;
+        }
+        if (projection.nSrc > 0) {
+            sparseScatterKernel<<<scatterBlocks, kBlock>>>(
+                reinterpret_cast<const long long*>(projection.rowStart), projection.targets,
+                projection.weight, projection.nSrc, pre + t * preStride, dst);
+            checkLaunch("sparseScatterKernel");
+        }
+    }
+    return head;
+}
+
+}  // namespace spike::kernels

@@ -1,0 +1,346 @@
+// Network wiring, cycle delays, the execution plan (time-batched versus lock-step), chunking
+// determinism, nesting, probes, health checks and the model-file round trip.
+#include "engine/backend.hpp"
+#include "engine/execution_plan.hpp"
+#include "engine/lif.hpp"
+#include "engine/linear.hpp"
+#include "engine/model_io.hpp"
+#include "engine/network.hpp"
+#include "engine/projections.hpp"
+#include "engine/sequential.hpp"
+#include "engine/sources.hpp"
+#include "layer_test_helpers.hpp"
+#include "module_compare.hpp"
+
+#include <QtTest/QtTest>
+
+#include <filesystem>
+
+using namespace spike::engine;
+using spike::tests::expectError;
+
+namespace {
+
+Tensor scalar(float v)
+{
+    return Tensor::scalar(v);
+}
+
+/// Poisson drive → LIF "a" (8) ⇄ LIF "b" (6), with a sparse and a dense projection, a delayed
+/// back projection and a pass-through edge to the output: feed-forward and cyclic parts.
+std::unique_ptr<Network> mixedNetwork()
+{
+    auto net = std::make_unique<Network>(0, 6);
+    net->addNode("drive", std::make_unique<PoissonSource>(
+                              8, AttributeMap{{"rate", scalar(300.0F)}, {"seed", scalar(3.0F)}}));
+    net->addNode("a", std::make_unique<LIF>(8, 8, false,
+                                            AttributeMap{{"tau_mem", scalar(0.01F)},
+                                                         {"threshold", scalar(0.5F)}}));
+    net->addNode("b", std::make_unique<LIF>(6, 6, false, AttributeMap{{"threshold", scalar(0.3F)}}));
+    net->connect("drive", "a", std::make_unique<OneToOneProjection>(
+                                   8, AttributeMap{{"weight", scalar(2.0F)}}));
+    auto ab = std::make_unique<SparseProjection>(
+        8, 6, AttributeMap{{"weight", scalar(0.7F)}, {"p", scalar(0.5F)}, {"seed", scalar(5.0F)},
+                           {"delay", scalar(2.0F)}});
+    net->connect("a", "b", std::move(ab));
+    auto ba = std::make_unique<DenseProjection>(6, 8);
+    spike::tests::randomize(*ba, 11);
+    net->connect("b", "a", std::move(ba));
+    net->connect("b", "out");
+    return net;
+}
+
+struct RunResult {
+    Tensor output;
+    std::vector<std::vector<float>> probes;
+    NestedAttributes state;
+};
+
+RunResult runFor(Module& root, std::int64_t steps, std::int64_t chunk, bool lockStep,
+                 const std::vector<ProbeRequest>& probes)
+{
+    ExecutorOptions options;
+    options.maxChunkSteps = chunk;
+    options.plan.lockStepAll = lockStep;
+    auto ex = makeCpuExecutor(root, options);
+    const auto infos = ex->setProbes(probes);
+    RunResult r;
+    r.output = Tensor(Shape{steps, root.sizeOut()});
+    r.probes.resize(probes.size());
+    for (std::int64_t t0 = 0; t0 < steps; t0 += chunk) {
+        const std::int64_t n = std::min(chunk, steps - t0);
+        ex->advance(n, nullptr, r.output.data() + t0 * root.sizeOut());
+        for (std::size_t k = 0; k < probes.size(); ++k) {
+            const float* d = ex->probeData(k);
+            r.probes[k].insert(r.probes[k].end(), d, d + n * infos[k].width);
+        }
+    }
+    ex->storeStates();
+    r.state = root.state();
+    return r;
+}
+
+bool identical(const RunResult& a, const RunResult& b)
+{
+    return a.output.identical(b.output) && a.probes == b.probes &&
+           a.state.size() == b.state.size() &&
+           std::equal(a.state.begin(), a.state.end(), b.state.begin(), [](const auto& x, const auto& y) {
+               if (x.first != y.first || x.second.size() != y.second.size()) {
+                   return false;
+               }
+               return std::equal(x.second.begin(), x.second.end(), y.second.begin(),
+                                 [](const auto& u, const auto& v) {
+                                     return u.first == v.first &&
+                                            std::get<Tensor>(u.second).identical(std::get<Tensor>(v.second));
+                                 });
+           });
+}
+
+std::int64_t count(const std::vector<float>& v)
+{
+    std::int64_t n = 0;
+    for (float x : v) {
+        n += x != 0.0F ? 1 : 0;
+    }
+    return n;
+}
+
+}  // namespace
+
+class TestNetwork : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void wiringErrorsNameBothEnds()
+    {
+        Network net(3, 2);
+        net.addNode("a", std::make_unique<Identity>(3));
+        net.addNode("b", std::make_unique<Identity>(2));
+        expectError([&] { net.connect("a", "b"); },
+                    "cannot connect 'a.out' (size 3) to 'b.in' (size 2) directly: sizes differ");
+        expectError([&] { net.connect("a", "b", std::make_unique<DenseProjection>(2, 2)); },
+                    "through DenseProjection of shape (2, 2); expected shape (3, 2)");
+        expectError([&] { net.connect("a.spikes", "b"); },
+                    "Identity 'a' has no output port 'spikes' (output ports: 'out')");
+        expectError([&] { net.connect("c", "b"); }, "no node 'c' (nodes: 'a', 'b')");
+        expectError([&] { net.connect("a", "in"); }, "it can only be a connection's source");
+        expectError([&] { net.addNode("out", std::make_unique<Identity>(1)); },
+                    "may not be called 'out'");
+        QCOMPARE(net.connections().size(), std::size_t(0));
+        QCOMPARE(net.childCount(), std::size_t(2));  // the refused projection was not kept
+        const Connection& c = net.connect("in", "a");
+        QCOMPARE(c.name, std::string("in_to_a"));
+        QVERIFY(!c.delayed);
+        expectError([&] { net.connect("in", "a", nullptr, "in_to_a"); }, "the name is taken");
+    }
+
+    void inputsIntoOnePortSum()
+    {
+        Network net(0, 2);
+        net.addNode("x", std::make_unique<ConstantCurrent>(2, AttributeMap{{"amplitude", scalar(1.5F)}}));
+        net.addNode("y", std::make_unique<ConstantCurrent>(2, AttributeMap{{"amplitude", scalar(-4.0F)}}));
+        net.connect("x", "out");
+        net.connect("y", "out");
+        net.connect("x", "out", std::make_unique<OneToOneProjection>(2, AttributeMap{{"weight", scalar(2.0F)}}));
+        const Tensor out = net.evolve(Tensor(Shape{5, 0})).output;
+        QCOMPARE(out.shape(), Shape({5, 2}));
+        for (std::int64_t i = 0; i < out.numel(); ++i) {
+            QCOMPARE(out[i], 1.5F - 4.0F + 3.0F);
+        }
+    }
+
+    void cycleDeliversOneStepLate()
+    {
+        // x(t) = in(t) + y(t - 1), y(t) = x(t): x is the running sum of the input.
+        Network net(1, 1);
+        net.addNode("x", std::make_unique<Identity>(1));
+        net.addNode("y", std::make_unique<Identity>(1));
+        net.connect("in", "x");
+        net.connect("x", "y");
+        const Connection& back = net.connect("y", "x");
+        QVERIFY(back.delayed);
+        net.connect("x", "out");
+        expectError([&] { net.connect("y", "x", nullptr, "again", false); }, "closes a cycle");
+        const Tensor input(Shape{6, 1}, {1, 2, 0, 0, 5, -1});
+        const Tensor out = net.evolve(input).output;
+        const std::vector<float> expected{1, 3, 3, 3, 8, 7};
+        for (std::size_t t = 0; t < expected.size(); ++t) {
+            QCOMPARE(out[static_cast<std::int64_t>(t)], expected[t]);
+        }
+        // The delayed value carries over between evolve() calls.
+        QCOMPARE(net.evolve(Tensor(Shape{1, 1}, {0})).output[0], 7.0F);
+        // A self-loop is a cycle too.
+        Network self(1, 1);
+        self.addNode("acc", std::make_unique<Identity>(1));
+        self.connect("in", "acc");
+        QVERIFY(self.connect("acc", "acc").delayed);
+        self.connect("acc", "out");
+        QCOMPARE(self.evolve(Tensor(Shape{3, 1}, {1, 1, 1})).output[2], 3.0F);
+    }
+
+    void planGroupsCyclesAndBatchesTheRest()
+    {
+        auto net = mixedNetwork();
+        const ExecutionPlan plan = compilePlan(*net);
+        int lockStepGroups = 0;
+        for (const auto& g : plan.groups) {
+            if (g.lockStep) {
+                ++lockStepGroups;
+                QCOMPARE(g.nodes.size(), std::size_t(2));  // a and b
+            } else {
+                QCOMPARE(g.nodes.size(), std::size_t(1));
+            }
+        }
+        QCOMPARE(lockStepGroups, 1);
+        // drive runs before the cycle, the output after it.
+        const int drive = plan.findNode("drive");
+        const int a = plan.findNode("a");
+        QVERIFY(plan.nodes[static_cast<std::size_t>(drive)].group <
+                plan.nodes[static_cast<std::size_t>(a)].group);
+        QVERIFY(plan.describe().find("b_to_a: b -> a via DenseProjection (delayed 1 step)") !=
+                std::string::npos);
+    }
+
+    void timeBatchedEqualsLockStepAndAnyChunking()
+    {
+        const std::vector<ProbeRequest> probes{{"a", "spikes", {}}, {"b", "vmem", {}},
+                                               {"a", "isyn", {0, 5}}, {"drive", "out", {}}};
+        auto reference = mixedNetwork();
+        const RunResult base = runFor(*reference, 600, 600, false, probes);
+        QVERIFY2(count(base.probes[0]) > 20, "the test network must spike");
+        for (const auto& [chunk, lockStep] :
+             {std::pair<std::int64_t, bool>{600, true}, {1, false}, {7, false}, {64, true}}) {
+            auto net = mixedNetwork();
+            const RunResult r = runFor(*net, 600, chunk, lockStep, probes);
+            QVERIFY2(identical(base, r), ("chunk " + std::to_string(chunk) +
+                                          (lockStep ? " lock-step" : " time-batched")).c_str());
+        }
+    }
+
+    void networkEvolveMatchesSequential()
+    {
+        auto seq = std::make_unique<Sequential>();
+        seq->append(std::make_unique<LIF>(4, 4, false, AttributeMap{{"threshold", scalar(0.2F)}}));
+        seq->append(std::make_unique<Linear>(4, 3, false));
+        seq->append(std::make_unique<LIF>(3, 3));
+        spike::tests::randomize(seq->getSubmodule("1"), 4);
+        Network net(4, 3);
+        net.addNode("0", std::make_unique<LIF>(4, 4, false, AttributeMap{{"threshold", scalar(0.2F)}}));
+        net.addNode("1", std::make_unique<Linear>(4, 3, false));
+        net.addNode("2", std::make_unique<LIF>(3, 3));
+        spike::tests::randomize(net.getSubmodule("1"), 4);
+        QCOMPARE(net.getSubmodule("1").tensor("weight").identical(seq->getSubmodule("1").tensor("weight")), true);
+        net.connect("in", "0");
+        net.connect("0", "1");
+        net.connect("1", "2");
+        net.connect("2", "out");
+        const Tensor input = spike::tests::uniformTensor(Shape{2, 50, 4}, 9, 0.0, 0.3);
+        const EvolveResult a = seq->evolve(input, RecordSpec({"0.vmem", "2.spikes"}));
+        const EvolveResult b = net.evolve(input, RecordSpec({"0.vmem", "2.spikes"}));
+        QVERIFY(a.output.identical(b.output));
+        QVERIFY(a.record.at("0").at("vmem").data.identical(b.record.at("0").at("vmem").data));
+        QVERIFY(a.record.at("2").at("spikes").data.identical(b.record.at("2").at("spikes").data));
+        QVERIFY(b.record.at("2").at("spikes").spikes);
+        // Batch semantics: stored state is batch element 0's, as for the Sequential.
+        QVERIFY(seq->getSubmodule("0").tensor("vmem").identical(net.getSubmodule("0").tensor("vmem")));
+        QCOMPARE(net.getSubmodule("2").stepsElapsed(), std::int64_t(50));
+        QCOMPARE(net.stepsElapsed(), std::int64_t(50));
+    }
+
+    void nestedNetworksFlatten()
+    {
+        // outer: in → sub(in → lif → out) → out, against the same LIF wired flat.
+        auto sub = std::make_unique<Network>(3, 3);
+        sub->addNode("lif", std::make_unique<LIF>(3, 3, false, AttributeMap{{"threshold", scalar(0.1F)}}));
+        sub->connect("in", "lif");
+        sub->connect("lif", "out");
+        Network outer(3, 3);
+        outer.addNode("sub", std::move(sub));
+        outer.connect("in", "sub");
+        outer.connect("sub", "out");
+        const auto names = outer.namedModules();
+        QCOMPARE(names.back().first, std::string("sub.lif"));
+        LIF flat(3, 3, false, AttributeMap{{"threshold", scalar(0.1F)}});
+        const Tensor input = spike::tests::uniformTensor(Shape{40, 3}, 2, 0.0, 0.2);
+        QVERIFY(outer.evolve(input).output.identical(flat.evolve(input).output));
+        const ExecutionPlan plan = compilePlan(outer);
+        QVERIFY(plan.findNode("sub.lif") >= 0);
+        QVERIFY(plan.findNode("sub.in") >= 0);
+    }
+
+    void probesResolveAndComplain()
+    {
+        auto net = mixedNetwork();
+        auto ex = makeCpuExecutor(*net);
+        expectError([&] { ex->setProbes({{"a", "voltage", {}}}); },
+                    "LIF has no signal 'voltage' (signals: spikes, vmem, isyn)");
+        expectError([&] { ex->setProbes({{"zz", "spikes", {}}}); }, "no module at path 'zz'");
+        expectError([&] { ex->setProbes({{"b", "vmem", {6}}}); }, "index 6 is outside [0, 6)");
+        const auto infos = ex->setProbes({{"b", "spikes", {1, 3}}, {"b", "vmem", {}}});
+        QCOMPARE(infos[0].width, std::int64_t(2));
+        QVERIFY(infos[0].spikes);
+        QVERIFY(!infos[1].spikes);
+        expectError([&] { ex->advance(257, nullptr, nullptr); }, "takes 1 to 256 steps");
+    }
+
+    void healthFindsNonFiniteState()
+    {
+        // Finite but enormous weights overflow a's synaptic current once b spikes.
+        auto net = mixedNetwork();
+        auto ex = makeCpuExecutor(*net);
+        ex->advance(10, nullptr, nullptr);
+        QVERIFY(!ex->findNonFinite().has_value());
+        ex->storeStates();
+        QVERIFY(net->setAttributes({{"b_to_a", {{"weight", Tensor(Shape{6, 8}, 3e38F)}}}}).ok);
+        ex->loadStates(false);
+        std::optional<NonFinite> bad;
+        for (int chunk = 0; chunk < 20 && !bad; ++chunk) {
+            ex->advance(50, nullptr, nullptr);
+            bad = ex->findNonFinite();
+        }
+        QVERIFY(bad.has_value());
+        QCOMPARE(bad->path, std::string("a"));
+        QVERIFY2(bad->attribute == "isyn" || bad->attribute == "vmem", bad->attribute.c_str());
+        QVERIFY(!std::isfinite(bad->value));
+    }
+
+    void modelFileRoundTripKeepsWiringAndDelays()
+    {
+        auto net = mixedNetwork();
+        const auto dir = std::filesystem::temp_directory_path() / "spike_test_network";
+        std::filesystem::create_directories(dir);
+        const std::string path = (dir / "net.json").string();
+        saveModel(path, *net);
+        auto loaded = loadModel(path);
+        auto* back = dynamic_cast<Network*>(loaded.get());
+        QVERIFY(back != nullptr);
+        QCOMPARE(back->connections().size(), net->connections().size());
+        for (std::size_t i = 0; i < net->connections().size(); ++i) {
+            QCOMPARE(back->connections()[i].name, net->connections()[i].name);
+            QCOMPARE(back->connections()[i].delayed, net->connections()[i].delayed);
+            QVERIFY(back->connections()[i].from == net->connections()[i].from);
+        }
+        spike::tests::compareTrees(*net, *back);
+        const std::vector<ProbeRequest> probes{{"b", "spikes", {}}};
+        QVERIFY(identical(runFor(*net, 200, 50, false, probes), runFor(*back, 200, 50, false, probes)));
+
+        // The file records which edge is delayed: listing the back edge first with its flag
+        // gives the same network; clearing the flag is refused, naming the connection.
+        nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
+        auto& conns = doc["model"]["connections"];
+        std::rotate(conns.begin(), conns.begin() + 2, conns.begin() + 3);
+        std::ofstream(path) << doc.dump();
+        auto reordered = loadModel(path);
+        QVERIFY(dynamic_cast<Network&>(*reordered).findConnection("b_to_a")->delayed);
+        QVERIFY(!dynamic_cast<Network&>(*reordered).findConnection("a_to_b")->delayed);
+        for (auto& c : conns) {
+            c["delayed"] = false;
+        }
+        std::ofstream(path) << doc.dump();
+        expectError([&] { (void)loadModel(path); }, "closes a cycle and must be delayed");
+        std::filesystem::remove_all(dir);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNetwork)
+#include "test_network.moc"
