@@ -1,0 +1,481 @@
+// cuba_bench: the Vogels-Abbott CUBA network (Brian2's examples/CUBA.py, see cuba_network.hpp)
+// in SpikeStudio against Brian2's C++ standalone device (brian2_cuba.py, one thread).
+//
+// SpikeStudio side: build the network, makeExecutor() on --backend, probe "E.spikes" and
+// "I.spikes", advance --duration / dt steps (100000 for 10 s) in chunks of --chunk steps and
+// count every neuron's spikes from the probe rows after each chunk. Timed: the advance loop with
+// its spike counting (std::chrono::steady_clock), best of --repeats fresh builds of the same
+// network. Synaptic events = sum over neurons of spikes x out-degree. Brian2 side: the peer
+// prints the standalone binary's own timer around the network run (best of --repeats runs of
+// the compiled binary). Printed: both run times, Brian2/SpikeStudio, both mean rates and their
+// relative difference, setup times, and the targets (>= 3x Brian2, rates within 10 %), never
+// asserted.
+//
+// The breakdown (CPU backend, unless --no-breakdown) times the parts of a run on their own: the
+// same run without probes, the two CUBALIF runners stepped one step per call with no executor,
+// the four projections' deliver() replaying the run's recorded spikes one step at a time (with
+// the input-row clearing the executor does), and the lock-step executor over the unconnected
+// populations. Executor overhead is what remains of the probe-free run. See bench/README.md.
+//
+// Single-threaded. Owns only what main() builds.
+#include "bench_common.hpp"
+#include "cuba_network.hpp"
+#include "engine/backend.hpp"
+#include "engine/node_runner.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#ifndef SPIKE_BENCH_DIR
+#define SPIKE_BENCH_DIR "bench"
+#endif
+
+namespace {
+
+namespace cuba = spike::bench::cuba;
+namespace engine = spike::engine;
+using spike::bench::Clock;
+using spike::bench::fmt;
+using spike::bench::secondsSince;
+using spike::bench::shellQuoted;
+using spike::bench::threadCpuSeconds;
+
+struct Options {
+    std::string backend = "cpu";
+    double duration = 10.0;  ///< biological time [s]
+    std::uint64_t seed = 1;
+    std::int64_t chunk = 256;
+    int repeats = 3;
+    bool brian = true;
+    bool breakdown = true;
+    std::string jsonPath;
+    std::string python = "/usr/bin/python3";
+    std::string peerScript = std::string(SPIKE_BENCH_DIR) + "/cuba/brian2_cuba.py";
+
+    std::int64_t steps() const { return std::llround(duration / cuba::kDt); }
+};
+
+/// One simulated run of the network.
+struct RunResult {
+    double buildSeconds = 0.0;     ///< network construction with its synapse draw
+    double executorSeconds = 0.0;  ///< makeExecutor (plan, buffers, state load)
+    double runSeconds = 0.0;       ///< the advance loop with spike counting
+    double countSeconds = 0.0;     ///< of which: counting spikes from the probe rows
+    double cpuShare = 1.0;         ///< thread CPU time / wall time of the loop
+    std::vector<double> counts;    ///< spikes per neuron (E, then I)
+    double spikes = 0.0;
+    double events = 0.0;           ///< sum of spikes x out-degree
+    std::int64_t synapses = 0;
+    std::int64_t autapses = 0;
+    std::string backend;
+};
+
+/// counts[i] += rows[t][i] for every row. Float counts are exact up to 2^24 spikes per neuron
+/// (a neuron at its refractory limit of 200 Hz makes 2000 in 10 s), and a float add vectorises
+/// twice as wide as a conversion to double.
+void accumulate(const float* rows, std::int64_t steps, std::int64_t width, float* counts)
+{
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* __restrict row = rows + t * width;
+        float* __restrict c = counts;
+        for (std::int64_t i = 0; i < width; ++i) {
+            c[i] += row[i];
+        }
+    }
+}
+
+/// Builds, compiles and runs the network once. `probes` false runs without any probe (no counts);
+/// `raster`, when given, receives every step's spiking neuron indices (untimed use only).
+RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
+                   std::vector<std::vector<std::int32_t>>* raster = nullptr)
+{
+    RunResult r;
+    auto start = Clock::now();
+    auto net = cuba::buildNetwork(opt.seed, true);
+    r.buildSeconds = secondsSince(start);
+    const std::vector<double> degree = cuba::outDegrees(*net);
+    std::tie(r.synapses, r.autapses) = cuba::synapseCounts(*net);
+
+    engine::ExecutorOptions eo;
+    eo.maxChunkSteps = opt.chunk;
+    start = Clock::now();
+    auto exec = engine::makeExecutor(*net, kind, eo);
+    r.executorSeconds = secondsSince(start);
+    r.backend = exec->backendName();
+    if (probes) {
+        exec->setProbes({{"E", "spikes", {}}, {"I", "spikes", {}}});
+    }
+    std::vector<float> counts(static_cast<std::size_t>(cuba::kNeurons), 0.0F);
+    const std::int64_t total = opt.steps();
+    const double cpu0 = threadCpuSeconds();
+    start = Clock::now();
+    for (std::int64_t done = 0; done < total;) {
+        const std::int64_t n = std::min(opt.chunk, total - done);
+        exec->advance(n, nullptr, nullptr);
+        if (probes) {
+            const auto countStart = Clock::now();
+            accumulate(exec->probeData(0), n, cuba::kExcitatory, counts.data());
+            accumulate(exec->probeData(1), n, cuba::kInhibitory, counts.data() + cuba::kExcitatory);
+            r.countSeconds += secondsSince(countStart);
+            if (raster != nullptr) {
+                for (std::int64_t t = 0; t < n; ++t) {
+                    std::vector<std::int32_t> ids;
+                    for (std::size_t k = 0; k < 2; ++k) {
+                        const std::int64_t w = k == 0 ? cuba::kExcitatory : cuba::kInhibitory;
+                        const float* row = exec->probeData(k) + t * w;
+                        for (std::int64_t i = 0; i < w; ++i) {
+                            if (row[i] != 0.0F) {
+                                ids.push_back(static_cast<std::int32_t>(i + (k == 0 ? 0 : cuba::kExcitatory)));
+                            }
+                        }
+                    }
+                    raster->push_back(std::move(ids));
+                }
+            }
+        }
+        done += n;
+    }
+    r.runSeconds = secondsSince(start);
+    r.cpuShare = (threadCpuSeconds() - cpu0) / r.runSeconds;
+    r.counts.assign(counts.begin(), counts.end());
+    for (std::size_t i = 0; i < r.counts.size(); ++i) {
+        r.spikes += r.counts[i];
+        r.events += r.counts[i] * degree[i];
+    }
+    return r;
+}
+
+double meanRate(double spikes, double duration)
+{
+    return spikes / (static_cast<double>(cuba::kNeurons) * duration);
+}
+
+/// Parts of one run, each timed on its own [s].
+struct Breakdown {
+    double noProbes = 0.0;        ///< the full run without probes
+    double neurons = 0.0;         ///< both CUBALIF runners, one step per call, no executor
+    double neuronsBatched = 0.0;  ///< the same, --chunk steps per call (for the call overhead)
+    double delivery = 0.0;        ///< deliver() of the four projections, replayed step by step
+    double clearing = 0.0;        ///< of which: zeroing the input rows, as gather() does
+    double lockStepNoEdges = 0.0; ///< executor, lock-step, populations unconnected, no probes
+};
+
+/// Steps both populations' runners directly, `perCall` steps per run() call.
+double timeNeurons(const Options& opt, std::int64_t perCall)
+{
+    auto net = cuba::buildNetwork(opt.seed, false);
+    std::array<std::unique_ptr<engine::NodeRunner>, 2> runners{
+        net->getSubmodule("E").makeRunner(), net->getSubmodule("I").makeRunner()};
+    const std::array<std::int64_t, 2> sizes{cuba::kExcitatory, cuba::kInhibitory};
+    std::array<std::vector<float>, 2> in;
+    std::array<std::vector<float>, 2> out;
+    std::array<std::vector<float*>, 2> traces;
+    for (std::size_t k = 0; k < 2; ++k) {
+        runners[k]->load();
+        in[k].assign(static_cast<std::size_t>(perCall * 2 * sizes[k]), 0.0F);
+        out[k].assign(static_cast<std::size_t>(perCall * sizes[k]), 0.0F);
+        traces[k].assign(runners[k]->traces().size(), nullptr);
+    }
+    const std::int64_t total = opt.steps();
+    const auto start = Clock::now();
+    for (std::int64_t done = 0; done < total;) {
+        const std::int64_t n = std::min(perCall, total - done);
+        for (std::size_t k = 0; k < 2; ++k) {
+            runners[k]->run(in[k].data(), n, out[k].data(), traces[k]);
+        }
+        done += n;
+    }
+    return secondsSince(start);
+}
+
+/// Replays `raster` through the four projections one step at a time: clear both populations'
+/// input rows, then deliver EE, IE into E's row and EI, II into I's (the executor's gather()).
+/// Returns {delivery with clearing, clearing alone} [s].
+std::pair<double, double> timeDelivery(const Options& opt,
+                                       const std::vector<std::vector<std::int32_t>>& raster)
+{
+    auto net = cuba::buildNetwork(opt.seed, true);
+    std::vector<float> preE(static_cast<std::size_t>(cuba::kExcitatory), 0.0F);
+    std::vector<float> preI(static_cast<std::size_t>(cuba::kInhibitory), 0.0F);
+    std::vector<float> inE(static_cast<std::size_t>(2 * cuba::kExcitatory), 0.0F);
+    std::vector<float> inI(static_cast<std::size_t>(2 * cuba::kInhibitory), 0.0F);
+    engine::Projection* ee = net->projection("EE");
+    engine::Projection* ei = net->projection("EI");
+    engine::Projection* ie = net->projection("IE");
+    engine::Projection* ii = net->projection("II");
+    const auto setRows = [&](const std::vector<std::int32_t>& ids, float value) {
+        for (const std::int32_t id : ids) {
+            if (id < cuba::kExcitatory) {
+                preE[static_cast<std::size_t>(id)] = value;
+            } else {
+                preI[static_cast<std::size_t>(id - cuba::kExcitatory)] = value;
+            }
+        }
+    };
+    const auto clearRows = [&] {
+        std::memset(inE.data(), 0, inE.size() * sizeof(float));
+        std::memset(inI.data(), 0, inI.size() * sizeof(float));
+    };
+    auto start = Clock::now();
+    for (const auto& ids : raster) {
+        setRows(ids, 1.0F);
+        clearRows();
+        ee->deliver(preE.data(), cuba::kExcitatory, 1, inE.data(), 2 * cuba::kExcitatory);
+        ie->deliver(preI.data(), cuba::kInhibitory, 1, inE.data() + cuba::kExcitatory,
+                    2 * cuba::kExcitatory);
+        ei->deliver(preE.data(), cuba::kExcitatory, 1, inI.data(), 2 * cuba::kInhibitory);
+        ii->deliver(preI.data(), cuba::kInhibitory, 1, inI.data() + cuba::kInhibitory,
+                    2 * cuba::kInhibitory);
+        setRows(ids, 0.0F);
+    }
+    const double withDelivery = secondsSince(start);
+    start = Clock::now();
+    float sink = 0.0F;
+    for (const auto& ids : raster) {
+        setRows(ids, 1.0F);
+        clearRows();
+        sink += inE[static_cast<std::size_t>(ids.size()) % inE.size()];
+        setRows(ids, 0.0F);
+    }
+    const double clearing = secondsSince(start);
+    volatile float keep = sink;
+    static_cast<void>(keep);
+    return {withDelivery, clearing};
+}
+
+/// The lock-step executor over the two unconnected populations, no probes.
+double timeLockStepWithoutEdges(const Options& opt)
+{
+    auto net = cuba::buildNetwork(opt.seed, false);
+    engine::ExecutorOptions eo;
+    eo.maxChunkSteps = opt.chunk;
+    eo.plan.lockStepAll = true;
+    auto exec = engine::makeCpuExecutor(*net, eo);
+    const std::int64_t total = opt.steps();
+    const auto start = Clock::now();
+    for (std::int64_t done = 0; done < total;) {
+        const std::int64_t n = std::min(opt.chunk, total - done);
+        exec->advance(n, nullptr, nullptr);
+        done += n;
+    }
+    return secondsSince(start);
+}
+
+Breakdown measureBreakdown(const Options& opt)
+{
+    Breakdown b;
+    b.noProbes = std::numeric_limits<double>::infinity();
+    b.neurons = b.noProbes;
+    b.neuronsBatched = b.noProbes;
+    b.delivery = b.noProbes;
+    b.clearing = b.noProbes;
+    b.lockStepNoEdges = b.noProbes;
+    std::vector<std::vector<std::int32_t>> raster;
+    raster.reserve(static_cast<std::size_t>(opt.steps()));
+    static_cast<void>(simulate(opt, engine::BackendKind::Cpu, true, &raster));
+    for (int r = 0; r < opt.repeats; ++r) {
+        b.noProbes = std::min(b.noProbes, simulate(opt, engine::BackendKind::Cpu, false).runSeconds);
+        b.neurons = std::min(b.neurons, timeNeurons(opt, 1));
+        b.neuronsBatched = std::min(b.neuronsBatched, timeNeurons(opt, opt.chunk));
+        const auto [delivery, clearing] = timeDelivery(opt, raster);
+        b.delivery = std::min(b.delivery, delivery);
+        b.clearing = std::min(b.clearing, clearing);
+        b.lockStepNoEdges = std::min(b.lockStepNoEdges, timeLockStepWithoutEdges(opt));
+    }
+    return b;
+}
+
+void printBreakdown(const Breakdown& b, double full, double counting, std::int64_t steps)
+{
+    const auto line = [&](const char* what, double s) {
+        std::cout << "  " << what << fmt(s, 9, 3) << " s " << fmt(s / static_cast<double>(steps) * 1e6, 8, 2)
+                  << " us/step " << fmt(100.0 * s / full, 6, 1) << " %\n";
+    };
+    std::cout << "\nwhere the time goes (CPU, best of each; % of the full run " << fmt(full, 0, 3)
+              << " s):\n";
+    line("full run (probes + counting)            ", full);
+    line("  probes: copy + counting (full - none) ", full - b.noProbes);
+    line("    of which counting (this program)    ", counting);
+    line("  run without probes                    ", b.noProbes);
+    line("    neuron update (runners, 1 step/call)", b.neurons);
+    line("    delivery (4 x deliver, 1 step/call) ", b.delivery - b.clearing);
+    line("    clearing the input rows (memset)    ", b.clearing);
+    line("    executor overhead (the rest)        ", b.noProbes - b.neurons - b.delivery);
+    line("  for reference: neuron update batched  ", b.neuronsBatched);
+    line("  for reference: lock-step, no edges    ", b.lockStepNoEdges);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options opt;
+    CLI::App app{"CUBA network: SpikeStudio against Brian2 cpp_standalone"};
+    app.add_option("--backend", opt.backend, "auto, cpu or cuda")->capture_default_str();
+    app.add_option("--duration", opt.duration, "Biological time [s]")->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seed", opt.seed, "Seed of initial v and connectivity")->capture_default_str();
+    app.add_option("--chunk", opt.chunk, "Steps per advance()")->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--repeats", opt.repeats, "Runs per side; the best is reported")
+        ->capture_default_str()->check(CLI::Range(1, 100));
+    bool noBrian = false;
+    bool noBreakdown = false;
+    app.add_flag("--no-brian", noBrian, "Skip the Brian2 peer");
+    app.add_flag("--no-breakdown", noBreakdown, "Skip the timing of the parts of a run");
+    app.add_option("--json", opt.jsonPath, "Also write the results to this JSON file");
+    app.add_option("--python", opt.python, "Interpreter for the Brian2 peer")->capture_default_str();
+    app.add_option("--peer", opt.peerScript, "Path of brian2_cuba.py")->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+    opt.brian = !noBrian;
+    opt.breakdown = !noBreakdown;
+
+    engine::BackendKind kind{};
+    try {
+        kind = engine::parseBackendKind(opt.backend);
+    } catch (const engine::Error& e) {
+        std::cerr << "cuba_bench: " << e.what() << "\n";
+        return 2;
+    }
+    std::cout << "load average at start: " << spike::bench::loadAverage() << "\n";
+    std::cout << "CUBA: " << cuba::kExcitatory << " E + " << cuba::kInhibitory
+              << " I CUBALIF, p = " << cuba::kP << ", we = " << cuba::kWe << " mV, wi = "
+              << cuba::kWi << " mV, dt = " << cuba::kDt * 1e3 << " ms, " << opt.steps()
+              << " steps (" << opt.duration << " s), chunk " << opt.chunk << ", best of "
+              << opt.repeats << "\n";
+
+    RunResult best;
+    best.runSeconds = std::numeric_limits<double>::infinity();
+    std::optional<double> firstSpikes;
+    try {
+        for (int r = 0; r < opt.repeats; ++r) {
+            RunResult run = simulate(opt, kind, true);
+            if (firstSpikes && *firstSpikes != run.spikes) {
+                std::cout << "WARNING: run " << r << " gave " << run.spikes << " spikes, run 0 "
+                          << *firstSpikes << ": the simulation is not reproducible\n";
+            }
+            firstSpikes = run.spikes;
+            if (run.runSeconds < best.runSeconds) {
+                best = std::move(run);
+            }
+        }
+    } catch (const engine::Error& e) {
+        std::cerr << "cuba_bench: " << e.what() << "\n";
+        return 2;
+    }
+    const double rate = meanRate(best.spikes, opt.duration);
+    std::cout << "SpikeStudio (" << best.backend << "): " << best.synapses << " synapses ("
+              << best.autapses << " autapses), build " << fmt(best.buildSeconds, 0, 3)
+              << " s, executor " << fmt(best.executorSeconds, 0, 3) << " s, run "
+              << fmt(best.runSeconds, 0, 3) << " s, " << best.spikes << " spikes, "
+              << fmt(rate, 0, 3) << " Hz, " << fmt(best.events / best.runSeconds / 1e6, 0, 1)
+              << " M synaptic events/s\n";
+    if (best.cpuShare < 0.9) {
+        std::cout << "NOTE: the best run got " << static_cast<int>(100 * best.cpuShare)
+                  << " % of a core (busy machine)\n";
+    }
+
+    std::optional<nlohmann::json> brian;
+    if (opt.brian) {
+        std::ostringstream cmd;
+        cmd << shellQuoted(opt.python) << ' ' << shellQuoted(opt.peerScript) << " --duration "
+            << opt.duration << " --seed " << opt.seed << " --repeats " << opt.repeats
+            << " 2>/dev/null";
+        const spike::bench::PeerReply reply = spike::bench::runPeer(cmd.str(), "run_seconds");
+        if (reply.json) {
+            brian = reply.json;
+        } else {
+            std::cout << "Brian2 peer failed: " << reply.error << "\n";
+        }
+    }
+
+    std::cout << "\n            run [s]  setup [s]    spikes  rate [Hz]  synapses  Mevents/s\n";
+    std::cout << "SpikeStudio" << fmt(best.runSeconds, 8, 3)
+              << fmt(best.buildSeconds + best.executorSeconds, 11, 3) << fmt(best.spikes, 10, 0)
+              << fmt(rate, 11, 3) << fmt(static_cast<double>(best.synapses), 10, 0)
+              << fmt(best.events / best.runSeconds / 1e6, 11, 1) << "\n";
+    std::optional<double> ratio;
+    std::optional<double> rateDiff;
+    if (brian) {
+        const nlohmann::json& b = *brian;
+        const double bRun = b["run_seconds"].get<double>();
+        const double bRate = b["mean_rate_hz"].get<double>();
+        std::cout << "Brian2     " << fmt(bRun, 8, 3)
+                  << fmt(b["codegen_seconds"].get<double>() + b["compile_seconds"].get<double>(), 11, 3)
+                  << fmt(b["spikes"].get<double>(), 10, 0) << fmt(bRate, 11, 3)
+                  << fmt(b["synapses"].get<double>(), 10, 0)
+                  << fmt(b["synaptic_events"].get<double>() / bRun / 1e6, 11, 1) << "\n";
+        ratio = bRun / best.runSeconds;
+        rateDiff = (rate - bRate) / bRate;
+        std::cout << "Brian2 / SpikeStudio run time: " << fmt(ratio, 0, 2)
+                  << "x; rate difference (SpikeStudio - Brian2) / Brian2: "
+                  << fmt(*rateDiff * 100.0, 0, 1) << " %\n";
+        std::cout << "(Brian2 " << b["brian2"].get<std::string>()
+                  << " setup = code generation + compilation; binary incl. synapse creation "
+                  << fmt(b["binary_seconds"].get<double>(), 0, 3) << " s)\n";
+    }
+    std::cout << "target: SpikeStudio >= 3x faster than Brian2 standalone: "
+              << (ratio ? (*ratio >= 3.0 ? "met" : "NOT met") + std::string(" (") +
+                              fmt(ratio, 0, 2) + "x)"
+                        : std::string("not measured"))
+              << "\n";
+    std::cout << "target: mean rates within 10 %: "
+              << (rateDiff ? (std::abs(*rateDiff) <= 0.1 ? "met" : "NOT met") + std::string(" (") +
+                                 fmt(*rateDiff * 100.0, 0, 1) + " %)"
+                           : std::string("not measured"))
+              << "\n";
+
+    std::optional<Breakdown> breakdown;
+    if (opt.breakdown && best.backend == "cpu") {
+        breakdown = measureBreakdown(opt);
+        printBreakdown(*breakdown, best.runSeconds, best.countSeconds, opt.steps());
+    }
+    std::cout << "load average at end: " << spike::bench::loadAverage() << "\n";
+
+    if (!opt.jsonPath.empty()) {
+        nlohmann::json j{{"benchmark", "cuba"},
+                         {"backend", best.backend},
+                         {"steps", opt.steps()},
+                         {"chunk", opt.chunk},
+                         {"run_seconds", best.runSeconds},
+                         {"build_seconds", best.buildSeconds},
+                         {"executor_seconds", best.executorSeconds},
+                         {"count_seconds", best.countSeconds},
+                         {"spikes", best.spikes},
+                         {"mean_rate_hz", rate},
+                         {"synapses", best.synapses},
+                         {"synaptic_events", best.events},
+                         {"cpu_share", best.cpuShare},
+                         {"brian2", brian ? *brian : nlohmann::json(nullptr)},
+                         {"brian2_over_spikestudio", spike::bench::orNull(ratio)},
+                         {"rate_difference", spike::bench::orNull(rateDiff)}};
+        if (breakdown) {
+            j["breakdown_seconds"] = {{"no_probes", breakdown->noProbes},
+                                      {"neurons", breakdown->neurons},
+                                      {"neurons_batched", breakdown->neuronsBatched},
+                                      {"delivery_with_clearing", breakdown->delivery},
+                                      {"clearing", breakdown->clearing},
+                                      {"lock_step_no_edges", breakdown->lockStepNoEdges}};
+        }
+        std::ofstream out(opt.jsonPath);
+        out << j.dump(2) << "\n";
+        if (!out) {
+            std::cerr << "cuba_bench: cannot write " << opt.jsonPath << "\n";
+            return 1;
+        }
+    }
+    return 0;
+}
