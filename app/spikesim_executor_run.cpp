@@ -29,7 +29,7 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
     const double dt = root.timeStep();
 
     // Chunks: about 20 ms of wall time when pacing, else large; 1 % of the run with progress.
-    std::int64_t chunk = 1024;
+    std::int64_t chunk = 32;
     if (options.realtime > 0.0) {
         chunk = std::clamp<std::int64_t>(std::llround(0.02 * options.realtime / dt), 1, 1024);
     }

@@ -57,7 +57,9 @@ struct NonFinite {
 
 /// Executor creation options.
 struct ExecutorOptions {
-    std::int64_t maxChunkSteps = 256;  ///< most steps one advance() may take (buffers sized once)
+    /// Most steps one advance() may take (buffers are sized once). Short chunks keep a cyclic
+    /// network's output blocks in cache (bench/cuba: 16 steps beat 256 by 30 %).
+    std::int64_t maxChunkSteps = 32;
     PlanOptions plan;
 };
 

@@ -1,7 +1,8 @@
 // CPU executor: runs an ExecutionPlan through NodeRunners and Projection::deliver() over
 // buffers allocated once. See backend.hpp.
 //
-// Buffers: per node an input block of maxChunk rows × sizeIn and an output block of
+// Buffers: per node an input block of maxChunk rows × sizeIn (one row for nodes of a lock-step
+// group, which consume each input row as soon as it is gathered) and an output block of
 // (maxChunk + 1) rows × sizeOut, whose row 0 holds the previous chunk's last output (what a
 // delayed edge reads at the chunk's first step) and rows 1..steps this chunk's. Per chunk: the
 // input node's rows take the caller's input; groups run in plan order (a time-batched group
@@ -25,7 +26,9 @@ namespace {
 
 struct NodeBuffers {
     std::unique_ptr<NodeRunner> runner;  ///< Role::Module only
-    std::vector<float> in;               ///< maxChunk × sizeIn
+    std::vector<float> in;               ///< maxChunk × sizeIn (one row in a lock-step group)
+    bool oneRow = false;                 ///< lock-step: each input row is used at once, so one
+                                         ///< row is reused every step (stays in cache)
     std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
     std::vector<TraceInfo> traces;
     std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × width, or empty
@@ -57,7 +60,8 @@ public:
         for (std::size_t i = 0; i < m_plan.nodes.size(); ++i) {
             const PlanNode& p = m_plan.nodes[i];
             NodeBuffers& b = m_nodes[i];
-            b.in.assign(rows * static_cast<std::size_t>(p.sizeIn), 0.0F);
+            b.oneRow = m_plan.groups[static_cast<std::size_t>(p.group)].lockStep;
+            b.in.assign((b.oneRow ? 1 : rows) * static_cast<std::size_t>(p.sizeIn), 0.0F);
             b.out.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0.0F);
             if (p.role == PlanNode::Role::Module) {
                 b.runner = p.module->makeRunner();
@@ -232,7 +236,8 @@ private:
         if (p.role == PlanNode::Role::Input || p.sizeIn == 0) {
             return;
         }
-        float* dst = m_nodes[static_cast<std::size_t>(node)].in.data() + t0 * p.sizeIn;
+        NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        float* dst = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
         std::memset(dst, 0, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
         for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
             const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
@@ -263,7 +268,7 @@ private:
             return;
         case PlanNode::Role::Output:
         case PlanNode::Role::Junction:
-            std::memcpy(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + t0 * p.sizeIn,
+            std::memcpy(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn,
                         static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
             return;
         case PlanNode::Role::Module:
@@ -274,7 +279,7 @@ private:
                                     ? nullptr
                                     : b.traceRows[k].data() + t0 * b.traces[k].width;
         }
-        b.runner->run(b.in.data() + t0 * p.sizeIn, n, b.out.data() + (t0 + 1) * p.sizeOut,
+        b.runner->run(b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn, n, b.out.data() + (t0 + 1) * p.sizeOut,
                       b.traceTargets);
     }
 

@@ -57,7 +57,7 @@ struct Options {
     std::string backend = "cpu";
     double duration = 10.0;  ///< biological time [s]
     std::uint64_t seed = 1;
-    std::int64_t chunk = 256;
+    std::int64_t chunk = 16;
     int repeats = 3;
     bool brian = true;
     bool breakdown = true;
