@@ -135,6 +135,17 @@ std::string Module::where() const
 
 Module& Module::addModule(const std::string& name, std::unique_ptr<Module> child)
 {
+    return insertModule(m_children.size(), name, std::move(child));
+}
+
+Module& Module::insertModule(std::size_t index, const std::string& name,
+                             std::unique_ptr<Module> child)
+{
+    if (index > m_children.size()) {
+        throw Error(where() + ": cannot insert child '" + name + "' at position " +
+                    std::to_string(index) + " (it has " + std::to_string(m_children.size()) +
+                    " children)");
+    }
     if (!child) {
         throw Error(where() + ": cannot add an empty child module");
     }
@@ -148,8 +159,38 @@ Module& Module::addModule(const std::string& name, std::unique_ptr<Module> child
     }
     child->m_name = name;
     child->m_parent = this;
-    m_children.emplace_back(name, std::move(child));
-    return *m_children.back().second;
+    const auto it = m_children.emplace(m_children.begin() + static_cast<std::ptrdiff_t>(index),
+                                       name, std::move(child));
+    return *it->second;
+}
+
+std::size_t Module::childIndex(const std::string& name) const
+{
+    for (std::size_t i = 0; i < m_children.size(); ++i) {
+        if (m_children[i].first == name) {
+            return i;
+        }
+    }
+    throw Error(where() + ": has no child named '" + name + "'");
+}
+
+void Module::renameChild(const std::string& from, const std::string& to)
+{
+    const std::size_t index = childIndex(from);
+    if (to == from) {
+        return;
+    }
+    if (to.empty() || to.find('.') != std::string::npos) {
+        throw Error(where() + ": child name '" + to + "' must be non-empty and contain no '.'");
+    }
+    for (const auto& [n, c] : m_children) {
+        if (n == to) {
+            throw Error(where() + ": cannot rename '" + from + "' to '" + to +
+                        "': a child named '" + to + "' already exists");
+        }
+    }
+    m_children[index].first = to;
+    m_children[index].second->m_name = to;
 }
 
 std::unique_ptr<Module> Module::removeModule(const std::string& name)

@@ -154,8 +154,14 @@ public:
     // ---- tree -----------------------------------------------------------------------------
     /// Adds a child under `name` (non-empty, no '.', unique); returns it. Throws Error.
     Module& addModule(const std::string& name, std::unique_ptr<Module> child);
+    /// Like addModule, but places the child at position `index` of the children (index <=
+    /// childCount(); childCount() appends), so an editor can put a removed child back where it
+    /// was. Throws Error for a bad or taken name or an index past the end.
+    Module& insertModule(std::size_t index, const std::string& name, std::unique_ptr<Module> child);
     /// Removes and returns the child named `name`; throws Error when absent.
     std::unique_ptr<Module> removeModule(const std::string& name);
+    /// Position of the child named `name` among the children; throws Error when absent.
+    std::size_t childIndex(const std::string& name) const;
     std::vector<std::pair<std::string, Module*>> namedChildren() const;
     std::size_t childCount() const { return m_children.size(); }
     /// This module ("") and all descendants with dotted paths, depth-first in insertion order.
@@ -284,6 +290,10 @@ protected:
 
     /// "Class 'path'" prefix for messages.
     std::string where() const;
+    /// Renames the child `from` to `to` (non-empty, no '.', not taken), keeping its position.
+    /// Containers that refer to children by name (Network's connections) update themselves
+    /// before calling this. Throws Error when `from` is absent or `to` is invalid.
+    void renameChild(const std::string& from, const std::string& to);
     /// Containers change their shape and spiking flags as children are added.
     void setShape(std::vector<std::int64_t> shape, bool spikingInput, bool spikingOutput);
 

@@ -73,6 +73,82 @@ Module& Network::addNode(const std::string& name, std::unique_ptr<Module> node)
     return addModule(name, std::move(node));
 }
 
+Module& Network::insertNode(std::size_t index, const std::string& name,
+                            std::unique_ptr<Module>&& node)
+{
+    const auto list = nodes();
+    if (index > list.size()) {
+        throw Error(where() + ": cannot insert node '" + name + "' at position " +
+                    std::to_string(index) + " (it has " + std::to_string(list.size()) + " nodes)");
+    }
+    if (!node) {
+        throw Error(where() + ": cannot add an empty node '" + name + "'");
+    }
+    checkNewName(name, "node");
+    const std::size_t at = index == list.size() ? childCount() : childIndex(list[index].first);
+    return insertModule(at, name, std::move(node));
+}
+
+void Network::checkNewName(const std::string& name, const std::string& what) const
+{
+    if (name.empty() || name.find('.') != std::string::npos || name == "in" || name == "out") {
+        throw Error(where() + ": invalid " + what + " name '" + name +
+                    "' (non-empty, no '.', not 'in' or 'out')");
+    }
+    if (nameTaken(name)) {
+        throw Error(where() + ": the name '" + name + "' is taken");
+    }
+}
+
+void Network::renameNode(const std::string& from, const std::string& to)
+{
+    if (findConnection(from) != nullptr) {
+        throw Error(where() + ": '" + from + "' is a connection's projection, not a node");
+    }
+    (void)childIndex(from);  // throws naming the missing node
+    if (to == from) {
+        return;
+    }
+    checkNewName(to, "node");
+    for (auto& c : m_connections) {
+        for (Endpoint* e : {&c.from, &c.to}) {
+            if (e->node == from) {
+                e->node = to;
+            }
+        }
+    }
+    renameChild(from, to);
+}
+
+void Network::renameConnection(const std::string& from, const std::string& to)
+{
+    const std::size_t index = connectionIndex(from);
+    if (to == from) {
+        return;
+    }
+    checkNewName(to, "connection");
+    Connection& c = m_connections[index];
+    if (c.hasProjection) {
+        renameChild(from, to);
+    }
+    c.name = to;
+    if (const auto it = m_delayedValues.find(from); it != m_delayedValues.end()) {
+        std::vector<float> value = std::move(it->second);
+        m_delayedValues.erase(it);
+        m_delayedValues[to] = std::move(value);
+    }
+}
+
+std::size_t Network::connectionIndex(const std::string& name) const
+{
+    for (std::size_t i = 0; i < m_connections.size(); ++i) {
+        if (m_connections[i].name == name) {
+            return i;
+        }
+    }
+    throw Error(where() + ": no connection '" + name + "'");
+}
+
 std::unique_ptr<Module> Network::removeNode(const std::string& name)
 {
     if (findConnection(name) != nullptr) {
@@ -211,6 +287,18 @@ const Connection& Network::connect(const std::string& from, const std::string& t
                                    std::unique_ptr<Projection> projection,
                                    const std::string& name, std::optional<bool> delayed)
 {
+    return insertConnection(m_connections.size(), from, to, std::move(projection), name, delayed);
+}
+
+const Connection& Network::insertConnection(std::size_t index, const std::string& from,
+                                            const std::string& to,
+                                            std::unique_ptr<Projection>&& projection,
+                                            const std::string& name, std::optional<bool> delayed)
+{
+    if (index > m_connections.size()) {
+        throw Error(where() + ": cannot insert a connection at position " + std::to_string(index) +
+                    " (it has " + std::to_string(m_connections.size()) + " connections)");
+    }
     const auto [src, srcPort] = resolve(from, true);
     const auto [dst, dstPort] = resolve(to, false);
     std::ostringstream endsText;
@@ -261,8 +349,9 @@ const Connection& Network::connect(const std::string& from, const std::string& t
     if (projection) {
         addModule(connName, std::move(projection));
     }
-    m_connections.push_back(c);
-    return m_connections.back();
+    const auto it =
+        m_connections.insert(m_connections.begin() + static_cast<std::ptrdiff_t>(index), c);
+    return *it;
 }
 
 const std::vector<float>* Network::delayedValue(const std::string& connection) const
@@ -281,7 +370,7 @@ void Network::onResetState()
     m_delayedValues.clear();
 }
 
-void Network::disconnect(const std::string& name)
+std::unique_ptr<Projection> Network::disconnect(const std::string& name)
 {
     const auto it = std::find_if(m_connections.begin(), m_connections.end(),
                                  [&](const Connection& c) { return c.name == name; });
@@ -296,9 +385,11 @@ void Network::disconnect(const std::string& name)
     const bool owned = it->hasProjection;
     m_connections.erase(it);
     m_delayedValues.erase(name);
-    if (owned) {
-        (void)removeModule(name);
+    if (!owned) {
+        return nullptr;
     }
+    std::unique_ptr<Module> child = removeModule(name);
+    return std::unique_ptr<Projection>(static_cast<Projection*>(child.release()));
 }
 
 Tensor Network::evolveImpl(const TensorView& input, const Recorder& recorder)

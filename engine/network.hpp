@@ -61,8 +61,15 @@ public:
 
     /// Adds a node (any module but a Projection). Throws Error for a bad or taken name.
     Module& addNode(const std::string& name, std::unique_ptr<Module> node);
+    /// Like addNode, but places the node at position `index` of nodes() (index <= the number
+    /// of nodes), so an editor can put a removed node back where it was. `node` is moved from
+    /// only on success: when this throws, the caller still owns it.
+    Module& insertNode(std::size_t index, const std::string& name, std::unique_ptr<Module>&& node);
     /// Removes a node and every connection touching it (with their projections).
     std::unique_ptr<Module> removeNode(const std::string& name);
+    /// Renames node `from` to `to`, rewriting the endpoints of every connection touching it.
+    /// Throws Error (network unchanged) when `from` is not a node or `to` is invalid or taken.
+    void renameNode(const std::string& from, const std::string& to);
     /// Children that are nodes (not connection projections), in insertion order.
     std::vector<std::pair<std::string, Module*>> nodes() const;
 
@@ -75,8 +82,23 @@ public:
                               std::unique_ptr<Projection> projection = nullptr,
                               const std::string& name = {},
                               std::optional<bool> delayed = std::nullopt);
-    /// Removes the connection called `name` (and its projection). Throws Error when absent.
-    void disconnect(const std::string& name);
+    /// Like connect(), but places the connection at position `index` of connections() (index
+    /// <= the number of connections), which fixes where its input is summed. Throws Error
+    /// (network unchanged) for an index past the end or anything connect() refuses; then the
+    /// caller still owns `projection` (it is moved from only on success).
+    const Connection& insertConnection(std::size_t index, const std::string& from,
+                                       const std::string& to,
+                                       std::unique_ptr<Projection>&& projection = nullptr,
+                                       const std::string& name = {},
+                                       std::optional<bool> delayed = std::nullopt);
+    /// Removes the connection called `name` and returns its projection (nullptr when it has
+    /// none), so an editor can reconnect it unchanged. Throws Error when absent.
+    std::unique_ptr<Projection> disconnect(const std::string& name);
+    /// Renames connection `from` to `to` (and its projection child). Throws Error (network
+    /// unchanged) when `from` is absent or `to` is invalid or taken.
+    void renameConnection(const std::string& from, const std::string& to);
+    /// Position of connection `name` in connections(); throws Error when absent.
+    std::size_t connectionIndex(const std::string& name) const;
     const std::vector<Connection>& connections() const { return m_connections; }
     /// The connection called `name`, or nullptr.
     const Connection* findConnection(const std::string& name) const;
@@ -105,6 +127,9 @@ protected:
 private:
     /// Whether `name` is a connection's or a child's name.
     bool nameTaken(const std::string& name) const;
+    /// Throws Error unless `name` may name a new node or connection (`what`: "node" or
+    /// "connection").
+    void checkNewName(const std::string& name, const std::string& what) const;
     /// Whether `to` reaches `from` through undelayed connections (so from → to closes a cycle).
     bool reaches(const std::string& fromNode, const std::string& toNode) const;
 

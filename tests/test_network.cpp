@@ -340,6 +340,75 @@ private Q_SLOTS:
         expectError([&] { (void)loadModel(path); }, "closes a cycle and must be delayed");
         std::filesystem::remove_all(dir);
     }
+
+    void insertionAtAnIndexRestoresOrder()
+    {
+        auto net = mixedNetwork();
+        const std::string before = modelToJson(*net).dump();
+        // Take the middle node and connection out, put them back where they were.
+        const std::size_t nodeIndex = 1;
+        QCOMPARE(net->nodes()[nodeIndex].first, std::string("a"));
+        std::vector<std::pair<std::size_t, Connection>> removed;
+        std::vector<std::unique_ptr<Projection>> projections;
+        for (std::size_t i = net->connections().size(); i-- > 0;) {
+            const Connection c = net->connections()[i];
+            if (c.from.node == "a" || c.to.node == "a") {
+                removed.emplace_back(i, c);
+                projections.push_back(net->disconnect(c.name));
+                QVERIFY(projections.back() != nullptr);
+            }
+        }
+        std::unique_ptr<Module> a = net->removeNode("a");
+        QVERIFY(modelToJson(*net).dump() != before);
+        net->insertNode(nodeIndex, "a", std::move(a));
+        for (std::size_t k = removed.size(); k-- > 0;) {
+            const auto& [i, c] = removed[k];
+            net->insertConnection(i, c.from.toString(), c.to.toString(), std::move(projections[k]),
+                                  c.name, c.delayed);
+        }
+        QCOMPARE(modelToJson(*net).dump(), before);
+        expectError([&] { net->insertNode(9, "x", std::make_unique<LIF>(2, 2)); }, "position 9");
+        expectError([&] { net->insertConnection(9, "b", "out"); }, "position 9");
+        expectError([&] { (void)net->connectionIndex("nope"); }, "no connection 'nope'");
+        // A refused insertion leaves the projection and the node with the caller.
+        std::unique_ptr<Projection> wrong = std::make_unique<DenseProjection>(2, 3);
+        expectError([&] { net->insertConnection(0, "b", "a", std::move(wrong)); },
+                    "expected shape (6, 8)");
+        QVERIFY(wrong != nullptr);
+        auto extra = std::unique_ptr<Module>(std::make_unique<LIF>(2, 2));
+        expectError([&] { net->insertNode(0, "b", std::move(extra)); }, "'b' is taken");
+        QVERIFY(extra != nullptr);
+        QCOMPARE(modelToJson(*net).dump(), before);
+    }
+
+    void renamingKeepsWiringAndBehaviour()
+    {
+        auto net = mixedNetwork();
+        auto reference = mixedNetwork();
+        net->renameNode("a", "alpha");
+        net->renameConnection("a_to_b", "forward");
+        QVERIFY(net->findConnection("forward") != nullptr);
+        QCOMPARE(net->findConnection("forward")->from.node, std::string("alpha"));
+        QCOMPARE(net->findConnection("b_to_a")->to.node, std::string("alpha"));
+        QVERIFY(net->projection("forward") != nullptr);
+        QCOMPARE(net->nodes()[1].first, std::string("alpha"));
+        const std::vector<ProbeRequest> probes{{"b", "spikes", {}}};
+        const RunResult renamed = runFor(*net, 120, 40, false, probes);
+        const RunResult original = runFor(*reference, 120, 40, false, probes);
+        QVERIFY(renamed.output.identical(original.output));
+        QVERIFY(renamed.probes == original.probes);
+        QVERIFY(std::any_of(renamed.probes[0].begin(), renamed.probes[0].end(),
+                            [](float v) { return v != 0.0F; }));
+        expectError([&] { net->renameNode("alpha", "b"); }, "'b' is taken");
+        expectError([&] { net->renameNode("alpha", "forward"); }, "'forward' is taken");
+        expectError([&] { net->renameNode("alpha", "in"); }, "invalid node name 'in'");
+        expectError([&] { net->renameNode("forward", "x"); }, "is a connection's projection");
+        expectError([&] { net->renameConnection("forward", "a.b"); }, "invalid connection name");
+        expectError([&] { net->renameConnection("missing", "x"); }, "no connection 'missing'");
+        net->renameNode("alpha", "a");
+        net->renameConnection("forward", "a_to_b");
+        QCOMPARE(modelToJson(*net).dump(), modelToJson(*reference).dump());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNetwork)
