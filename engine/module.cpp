@@ -174,6 +174,16 @@ std::size_t Module::childIndex(const std::string& name) const
     throw Error(where() + ": has no child named '" + name + "'");
 }
 
+Module* Module::findChild(const std::string& name) const
+{
+    for (const auto& [n, child] : m_children) {
+        if (n == name) {
+            return child.get();
+        }
+    }
+    return nullptr;
+}
+
 void Module::renameChild(const std::string& from, const std::string& to)
 {
     const std::size_t index = childIndex(from);

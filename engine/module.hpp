@@ -162,6 +162,8 @@ public:
     std::unique_ptr<Module> removeModule(const std::string& name);
     /// Position of the child named `name` among the children; throws Error when absent.
     std::size_t childIndex(const std::string& name) const;
+    /// The direct child named `name`, or nullptr.
+    Module* findChild(const std::string& name) const;
     std::vector<std::pair<std::string, Module*>> namedChildren() const;
     std::size_t childCount() const { return m_children.size(); }
     /// This module ("") and all descendants with dotted paths, depth-first in insertion order.

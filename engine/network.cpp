@@ -222,15 +222,14 @@ std::pair<Endpoint, PortSpec> Network::resolve(const std::string& text, bool asS
         throw Error(where() + ": connection " + role + " '" + text +
                     "' must be 'node.port', 'node', 'in' or 'out'");
     }
-    Module* m = nullptr;
-    std::string names;
-    for (const auto& [n, child] : nodes()) {
-        names += (names.empty() ? "'" : ", '") + n + "'";
-        if (n == node) {
-            m = child;
-        }
-    }
+    // Direct lookup (linear in children and connections, not their product: files with
+    // thousands of connections load in linear time per connection).
+    Module* m = findConnection(node) == nullptr ? findChild(node) : nullptr;
     if (m == nullptr) {
+        std::string names;
+        for (const auto& [n, child] : nodes()) {
+            names += (names.empty() ? "'" : ", '") + n + "'";
+        }
         throw Error(where() + ": connection " + role + " '" + text + "': no node '" + node +
                     "' (nodes: " + (names.empty() ? std::string("none") : names) + ")");
     }

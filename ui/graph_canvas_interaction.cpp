@@ -1,0 +1,411 @@
+// GraphCanvas, user interaction: selection sync, command-pushing mouse and key handling, zoom,
+// pan, fit, grid background and context menus. Scene upkeep lives in graph_canvas.cpp.
+// Thread: GUI thread only.
+#include "graph_canvas.hpp"
+
+#include "graph_commands.hpp"
+#include "graph_node_item.hpp"
+#include "graph_wire_item.hpp"
+
+#include <QContextMenuEvent>
+#include <QGraphicsPathItem>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QUndoStack>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace spike::ui {
+
+namespace {
+
+/// The node item (and its port, when `portSide` matches) near `scenePos`.
+GraphNodeItem* nodeNear(QGraphicsScene* scene, QPointF scenePos, const CanvasPort** port, int portSide)
+{
+    const QRectF probe(scenePos - QPointF(10.0, 10.0), QSizeF(20.0, 20.0));
+    for (QGraphicsItem* item : scene->items(probe)) {
+        if (item->type() != GraphNodeItem::kType) {
+            continue;
+        }
+        auto* node = static_cast<GraphNodeItem*>(item);
+        const CanvasPort* p = node->portAt(scenePos);
+        if (p != nullptr && (portSide < 0 || p->input == (portSide == 1))) {
+            *port = p;
+            return node;
+        }
+    }
+    *port = nullptr;
+    return nullptr;
+}
+
+double snap(double v)
+{
+    return std::round(v / GraphCanvas::kGrid) * GraphCanvas::kGrid;
+}
+
+}  // namespace
+
+QList<NodeId> GraphCanvas::selectedNodes() const
+{
+    QList<NodeId> out;
+    for (const auto& [id, item] : m_nodes) {
+        if (item->isSelected()) {
+            out.push_back(id);
+        }
+    }
+    return out;
+}
+
+void GraphCanvas::emitSelection()
+{
+    Q_EMIT selectionChanged(selectedNodes());
+}
+
+void GraphCanvas::setSelection(const QList<NodeId>& nodes)
+{
+    m_syncingSelection = true;
+    scene()->clearSelection();
+    for (NodeId id : nodes) {
+        if (GraphNodeItem* item = nodeItem(id)) {
+            item->setSelected(true);
+        }
+    }
+    m_syncingSelection = false;
+}
+
+void GraphCanvas::refuse(const QString& reason, QPoint viewportPos)
+{
+    m_lastRefusal = reason;
+    QToolTip::showText(viewport()->mapToGlobal(viewportPos), reason, viewport());
+    Q_EMIT editRefused(reason);
+}
+
+bool GraphCanvas::push(std::unique_ptr<GraphCommand> command, QPoint viewportPos)
+{
+    const engine::Status status = pushCommand(*m_doc, std::move(command));
+    if (!status.ok) {
+        refuse(QString::fromStdString(status.message), viewportPos);
+    }
+    return status.ok;
+}
+
+// ---- zoom, pan, fit -----------------------------------------------------------------------------
+
+double GraphCanvas::zoom() const
+{
+    return transform().m11();
+}
+
+void GraphCanvas::zoomAt(QPoint anchor, double factor)
+{
+    const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    factor = target / zoom();
+    if (factor == 1.0) {
+        return;
+    }
+    const QPointF scenePoint = mapToScene(anchor) + QPointF(0.5, 0.5) / zoom();
+    scale(factor, factor);
+    const QPointF now = viewportTransform().map(scenePoint) - QPointF(0.5, 0.5);
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() + static_cast<int>(std::lround(now.x() - anchor.x())));
+    verticalScrollBar()->setValue(verticalScrollBar()->value() + static_cast<int>(std::lround(now.y() - anchor.y())));
+    updateMinimap();
+}
+
+void GraphCanvas::fitToView()
+{
+    QRectF rect;
+    for (QGraphicsItem* item : scene()->items()) {
+        if (item != m_wirePreview && item->isVisible()) {
+            rect = rect.united(item->sceneBoundingRect());
+        }
+    }
+    if (rect.isNull()) {
+        updateMinimap();
+        return;
+    }
+    rect.adjust(-2.0 * kGrid, -2.0 * kGrid, 2.0 * kGrid, 2.0 * kGrid);
+    updateSceneRect();
+    fitInView(rect, Qt::KeepAspectRatio);
+    const double clamped = std::clamp(zoom(), kMinZoom, 1.5);
+    if (clamped != zoom()) {
+        setTransform(QTransform::fromScale(clamped, clamped));
+    }
+    centerOn(rect.center());
+    updateMinimap();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event)
+{
+    zoomAt(event->position().toPoint(), std::pow(1.0015, event->angleDelta().y()));
+    event->accept();
+}
+
+void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect)
+{
+    painter->fillRect(rect, QColor(0xf4, 0xf5, 0xf7));
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    const double step = zoom() >= 0.5 ? kGrid : 5.0 * kGrid;
+    QPen minor(QColor(0xe4, 0xe6, 0xea), 0.0);
+    QPen major(QColor(0xd2, 0xd5, 0xdb), 0.0);
+    for (double x = std::floor(rect.left() / step) * step; x <= rect.right(); x += step) {
+        painter->setPen(std::fmod(std::abs(x), 5.0 * kGrid) < 1e-6 ? major : minor);
+        painter->drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()));
+    }
+    for (double y = std::floor(rect.top() / step) * step; y <= rect.bottom(); y += step) {
+        painter->setPen(std::fmod(std::abs(y), 5.0 * kGrid) < 1e-6 ? major : minor);
+        painter->drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y));
+    }
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    updateMinimap();
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    if (m_minimap != nullptr) {
+        updateMinimap();
+    }
+}
+
+// ---- mouse --------------------------------------------------------------------------------------
+
+void GraphCanvas::mousePressEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
+        m_drag = Drag::Pan;
+        m_lastPanPos = pos;
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        event->accept();
+        return;
+    }
+    if (event->button() == Qt::LeftButton && m_doc != nullptr) {
+        const CanvasPort* port = nullptr;
+        if (GraphNodeItem* node = nodeNear(scene(), mapToScene(pos), &port, 0)) {
+            m_drag = Drag::Wire;
+            m_wireSource = node;
+            m_wireSourceEnd = node->endpoint(*port);
+            QPointF from;
+            node->portScenePos(port->name, false, from);
+            m_wirePreview = scene()->addPath(GraphWireItem::curve(from, from), QPen(QColor(0xe0, 0x60, 0x00), 2.0, Qt::DashLine));
+            m_wirePreview->setZValue(2.0);
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsView::mousePressEvent(event);
+    m_dragStart.clear();
+    QGraphicsItem* under = itemAt(pos);
+    if (event->button() == Qt::LeftButton && under != nullptr && under->type() == GraphNodeItem::kType && under->isSelected()) {
+        m_drag = Drag::Nodes;
+        for (const auto& [id, item] : m_nodes) {
+            if (item->isSelected()) {
+                m_dragStart[id] = item->pos();
+            }
+        }
+    }
+}
+
+void GraphCanvas::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (m_drag == Drag::Pan) {
+        const QPoint d = pos - m_lastPanPos;
+        m_lastPanPos = pos;
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - d.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+        event->accept();
+        return;
+    }
+    if (m_drag == Drag::Wire && m_wirePreview != nullptr) {
+        QPointF from;
+        const CanvasPort* port = nullptr;
+        for (const CanvasPort& p : m_wireSource->ports()) {
+            if (!p.input && m_wireSource->endpoint(p) == m_wireSourceEnd) {
+                port = &p;
+            }
+        }
+        if (port != nullptr && m_wireSource->portScenePos(port->name, false, from)) {
+            m_wirePreview->setPath(GraphWireItem::curve(from, mapToScene(pos)));
+        }
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (drag == Drag::Pan) {
+        viewport()->unsetCursor();
+        event->accept();
+        return;
+    }
+    if (drag == Drag::Wire) {
+        delete m_wirePreview;
+        m_wirePreview = nullptr;
+        const CanvasPort* port = nullptr;
+        if (GraphNodeItem* target = nodeNear(scene(), mapToScene(pos), &port, 1)) {
+            push(std::make_unique<ConnectCommand>(*m_doc, m_network, m_wireSourceEnd, target->endpoint(*port)), pos);
+        }
+        m_wireSource = nullptr;
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(event);
+    if (drag != Drag::Nodes || m_doc == nullptr) {
+        return;
+    }
+    std::vector<std::pair<NodeId, QPointF>> targets;
+    bool moved = false;
+    for (const auto& [id, start] : m_dragStart) {
+        GraphNodeItem* item = nodeItem(id);
+        if (item == nullptr) {
+            continue;
+        }
+        moved = moved || item->pos() != start;
+        targets.emplace_back(id, QPointF(snap(item->pos().x()), snap(item->pos().y())));
+    }
+    const std::map<NodeId, QPointF> starts = std::move(m_dragStart);
+    m_dragStart.clear();
+    if (!moved) {
+        return;
+    }
+    if (!push(std::make_unique<MoveNodesCommand>(*m_doc, targets), pos)) {
+        for (const auto& [id, start] : starts) {
+            if (GraphNodeItem* item = nodeItem(id)) {
+                item->setPos(start);
+            }
+        }
+    }
+    updateSceneRect();
+}
+
+// ---- keys and menus -----------------------------------------------------------------------------
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+        m_spaceHeld = true;
+        viewport()->setCursor(Qt::OpenHandCursor);
+    } else if (event->key() == Qt::Key_F) {
+        fitToView();
+    } else if (event->key() == Qt::Key_Delete || event->key() == Qt::Key_Backspace) {
+        deleteSelection();
+    } else {
+        QGraphicsView::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void GraphCanvas::keyReleaseEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+        m_spaceHeld = false;
+        viewport()->unsetCursor();
+        event->accept();
+        return;
+    }
+    QGraphicsView::keyReleaseEvent(event);
+}
+
+void GraphCanvas::deleteSelection()
+{
+    if (m_doc == nullptr) {
+        return;
+    }
+    std::vector<ConnectionId> wires;
+    for (const auto& [id, wire] : m_wires) {
+        if (wire->isSelected()) {
+            wires.push_back(id);
+        }
+    }
+    std::vector<NodeId> nodes;
+    for (NodeId id : selectedNodes()) {
+        nodes.push_back(id);
+    }
+    const bool both = !wires.empty() && !nodes.empty();
+    if (both) {
+        m_doc->undoStack()->beginMacro(tr("Delete selection"));
+    }
+    if (!wires.empty()) {
+        push(std::make_unique<DisconnectCommand>(*m_doc, wires), mapFromGlobal(QCursor::pos()));
+    }
+    if (!nodes.empty()) {
+        push(std::make_unique<DeleteNodesCommand>(*m_doc, nodes), mapFromGlobal(QCursor::pos()));
+    }
+    if (both) {
+        m_doc->undoStack()->endMacro();
+    }
+}
+
+void GraphCanvas::duplicate(const QList<NodeId>& nodes)
+{
+    try {
+        nlohmann::json fragment = copyFragment(*m_doc, std::vector<NodeId>(nodes.begin(), nodes.end()));
+        push(std::make_unique<PasteCommand>(*m_doc, m_network, std::move(fragment), QPointF(2.0 * kGrid, 2.0 * kGrid)),
+             mapFromGlobal(QCursor::pos()));
+    } catch (const engine::Error& e) {
+        refuse(QString::fromUtf8(e.what()), mapFromGlobal(QCursor::pos()));
+    }
+}
+
+void GraphCanvas::rename(NodeId node)
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Rename"), tr("Name:"), QLineEdit::Normal,
+                                               m_doc->nodeData(node, NodeRole::Name).toString(), &ok);
+    if (ok && !name.isEmpty()) {
+        push(std::make_unique<RenameCommand>(*m_doc, node, name.toStdString()), mapFromGlobal(QCursor::pos()));
+    }
+}
+
+void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
+{
+    if (m_doc == nullptr) {
+        return;
+    }
+    QMenu menu(this);
+    QGraphicsItem* under = itemAt(event->pos());
+    if (under != nullptr && under->type() == GraphNodeItem::kType
+        && static_cast<GraphNodeItem*>(under)->kind() == GraphNodeItem::Kind::Node) {
+        const NodeId id = static_cast<GraphNodeItem*>(under)->id();
+        if (!under->isSelected()) {
+            scene()->clearSelection();
+            under->setSelected(true);
+        }
+        const QList<NodeId> selection = selectedNodes();
+        menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
+        menu.addAction(tr("Duplicate"), this, [this, selection] { duplicate(selection); });
+        menu.addAction(tr("Delete"), this, [this] { deleteSelection(); });
+        if (m_doc->nodeData(id, NodeRole::IsNetwork).toBool()) {
+            menu.addAction(tr("Open network"), this, [this, id] { setNetwork(id); });
+        }
+    } else if (under != nullptr && under->type() == GraphWireItem::kType) {
+        under->setSelected(true);
+        menu.addAction(tr("Delete wire"), this, [this] { deleteSelection(); });
+    } else {
+        menu.addAction(tr("Fit to view"), this, &GraphCanvas::fitToView);
+        if (m_network != m_doc->rootId()) {
+            menu.addAction(tr("Up to parent network"), this, [this] { setNetwork(m_doc->parentOf(m_network)); });
+        }
+    }
+    menu.exec(event->globalPos());
+}
+
+}  // namespace spike::ui
