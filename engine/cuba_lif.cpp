@@ -28,25 +28,6 @@ constexpr float kDefaultRefractoryTime = 0.005F;  // [s]
 /// Largest refractory period [steps]: every whole number up to it is exact in float32.
 constexpr double kMaxRefracSteps = 16777216.0;
 
-/// time / dt as a whole number of steps, when it is one up to the float32 rounding of the two
-/// values (LIFRefrac's rule): the ratio is taken in double and may miss the whole number by 4
-/// float32 ulps relative (0.005F / 0.001F is 4.99999965, which gives 5).
-std::optional<float> wholeSteps(float time, float dt)
-{
-    const double ratio = static_cast<double>(time) / static_cast<double>(dt);
-    const double steps = std::nearbyint(ratio);
-    if (std::abs(ratio - steps) > 4.0 * FLT_EPSILON * std::max(std::abs(steps), 1.0)) {
-        return std::nullopt;
-    }
-    return static_cast<float>(steps);
-}
-
-/// A number as messages print it ("0.0055").
-std::string number(double v)
-{
-    return describeValue(Tensor::scalar(static_cast<float>(v)));
-}
-
 /// One step of n neurons: cubaStep per neuron, branch-free (selects only, so GCC vectorises it).
 /// `Uniform`: every neuron shares the parameters (element 0 of each parameter array), which
 /// keeps the working set to the state alone. Kept out of line: inlined into runBatch, GCC 12

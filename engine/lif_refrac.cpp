@@ -22,25 +22,6 @@ constexpr float kDefaultAlpha = 100.0F;
 /// Largest refractory period [steps]: every whole number up to it is exact in float32.
 constexpr double kMaxRhoReset = 16777216.0;
 
-/// time / dt as a whole number of steps, when it is one up to the float32 rounding of the two
-/// values: the ratio is taken in double and may miss the whole number by 4 float32 ulps relative
-/// (0.005F / 0.001F is 4.99999965, which gives 5).
-std::optional<float> wholeSteps(float time, float dt)
-{
-    const double ratio = static_cast<double>(time) / static_cast<double>(dt);
-    const double steps = std::nearbyint(ratio);
-    if (std::abs(ratio - steps) > 4.0 * FLT_EPSILON * std::max(std::abs(steps), 1.0)) {
-        return std::nullopt;
-    }
-    return static_cast<float>(steps);
-}
-
-/// A number as messages print it ("0.0055").
-std::string number(double v)
-{
-    return describeValue(Tensor::scalar(static_cast<float>(v)));
-}
-
 /// One step of n neurons. `Uniform`: every neuron shares the parameters (element 0 of each
 /// array), which keeps the working set to the state alone.
 template <bool Uniform>

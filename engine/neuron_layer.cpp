@@ -4,6 +4,8 @@
 #include "node_runner.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 
 namespace spike::engine {
 
@@ -174,6 +176,21 @@ void NeuronLayer::expandTo(const Tensor& t, std::int64_t n, std::int64_t nsyn, E
     } else {
         std::copy(t.data(), t.data() + n * nsyn, out.data());
     }
+}
+
+std::optional<float> NeuronLayer::wholeSteps(float time, float dt)
+{
+    const double ratio = static_cast<double>(time) / static_cast<double>(dt);
+    const double steps = std::nearbyint(ratio);
+    if (std::abs(ratio - steps) > 4.0 * FLT_EPSILON * std::max(std::abs(steps), 1.0)) {
+        return std::nullopt;
+    }
+    return static_cast<float>(steps);
+}
+
+std::string NeuronLayer::number(double v)
+{
+    return describeValue(Tensor::scalar(static_cast<float>(v)));
 }
 
 bool NeuronLayer::allEqual(const Eigen::ArrayXf& a)

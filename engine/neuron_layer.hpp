@@ -17,6 +17,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,12 @@ protected:
 
     /// Expands a scalar / (1,) / (n,) / (n, nsyn) tensor to n * nsyn values (neuron-major).
     static void expandTo(const Tensor& t, std::int64_t n, std::int64_t nsyn, Eigen::ArrayXf& out);
+    /// time / dt as a whole number of steps, when it is one up to the float32 rounding of the two
+    /// values: the ratio is taken in double and may miss the whole number by 4 float32 ulps
+    /// relative (0.005F / 0.001F is 4.99999965, which gives 5). nullopt otherwise.
+    static std::optional<float> wholeSteps(float time, float dt);
+    /// A number as messages print it ("0.0055").
+    static std::string number(double v);
     /// Whether every element equals the first (true when empty).
     static bool allEqual(const Eigen::ArrayXf& a);
     /// Tensor of the same shape with f applied element-wise.
