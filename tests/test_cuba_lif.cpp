@@ -6,6 +6,7 @@
 // attribute, nothing changed), the factory, the model-file round trip, and a Brian2 reference
 // (tests/data/cuba/brian2_cuba.json) matched spike step for spike step.
 #include "module_compare.hpp"
+#include "neuron_test_helpers.hpp"
 #include "engine/cuba_lif.hpp"
 #include "engine/model_io.hpp"
 #include "engine/module_factory.hpp"
@@ -33,22 +34,12 @@ using spike::engine::Shape;
 using spike::engine::Status;
 using spike::engine::Tensor;
 using spike::tests::compareAttributes;
+using spike::tests::contains;
+using spike::tests::identicalResults;
+using spike::tests::randomTensor;
+using spike::tests::rows;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
-Tensor randomTensor(Random& rng, const Shape& shape, double lo, double hi)
-{
-    Tensor t(shape);
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        t[i] = static_cast<float>(rng.uniform(lo, hi));
-    }
-    return t;
-}
 
 /// (steps, 2n) input: excitatory jumps in [0, excMax), inhibitory in (-inhMax, 0], each present
 /// with probability `rate`.
@@ -86,42 +77,6 @@ std::unique_ptr<CUBALIF> randomPopulation(std::int64_t n, std::uint64_t seed)
                         {"v_th", randomTensor(rng, Shape{n}, -51.0, -49.0)},
                         {"v_reset", randomTensor(rng, Shape{n}, -62.0, -58.0)},
                         {"refractory_time", refractory}});
-}
-
-/// Rows [from, from + count) of a (T, ...) tensor.
-Tensor rows(const Tensor& t, std::int64_t from, std::int64_t count)
-{
-    const std::int64_t width = t.numel() / t.dim(0);
-    std::vector<std::int64_t> dims = t.shape().dims();
-    dims[0] = count;
-    return Tensor(Shape(dims),
-                  std::vector<float>(t.data() + from * width, t.data() + (from + count) * width));
-}
-
-/// Bit-exact comparison of two evolve() results (output, every record, every state).
-bool identicalResults(const EvolveResult& a, const EvolveResult& b, std::string& why)
-{
-    if (!a.output.identical(b.output)) {
-        why = "output";
-        return false;
-    }
-    for (const auto& [path, bySignal] : a.record) {
-        for (const auto& [name, series] : bySignal) {
-            if (!series.data.identical(b.record.at(path).at(name).data)) {
-                why = "record " + name;
-                return false;
-            }
-        }
-    }
-    for (const auto& [path, attrs] : a.state) {
-        for (const auto& [name, value] : attrs) {
-            if (!std::get<Tensor>(value).identical(std::get<Tensor>(b.state.at(path).at(name)))) {
-                why = "state " + name;
-                return false;
-            }
-        }
-    }
-    return true;
 }
 
 nlohmann::json loadBrianReference()

@@ -4,6 +4,7 @@
 // refractory period of exactly rho_reset steps), initial state, chunked and batched evolution,
 // invalid values, the factory and the model-file round trip.
 #include "module_compare.hpp"
+#include "neuron_test_helpers.hpp"
 #include "engine/lif_refrac.hpp"
 #include "engine/model_io.hpp"
 #include "engine/module_factory.hpp"
@@ -30,6 +31,10 @@ using spike::engine::Status;
 using spike::engine::Tensor;
 using spike::tests::ReferenceCase;
 using spike::tests::compareAttributes;
+using spike::tests::contains;
+using spike::tests::identicalResults;
+using spike::tests::randomTensor;
+using spike::tests::rows;
 
 namespace {
 
@@ -42,15 +47,6 @@ std::unique_ptr<LIFRefrac> buildFromCase(const ReferenceCase& c)
         initial[key] = Tensor::scalar(p.at(key).get<float>());
     }
     return std::make_unique<LIFRefrac>(p.at("n").get<std::int64_t>(), initial);
-}
-
-Tensor randomTensor(Random& rng, const Shape& shape, double lo, double hi)
-{
-    Tensor t(shape);
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        t[i] = static_cast<float>(rng.uniform(lo, hi));
-    }
-    return t;
 }
 
 /// Whole numbers in [lo, hi].
@@ -84,48 +80,6 @@ Tensor randomInput(Random& rng, const Shape& shape, double rate, double amplitud
         x[i] = rng.uniform() < rate ? static_cast<float>(rng.uniform(0.0, amplitude)) : 0.0F;
     }
     return x;
-}
-
-/// Bit-exact comparison of two evolve() results (output, every record, every state).
-bool identicalResults(const EvolveResult& a, const EvolveResult& b, std::string& why)
-{
-    if (!a.output.identical(b.output)) {
-        why = "output";
-        return false;
-    }
-    for (const auto& [path, bySignal] : a.record) {
-        for (const auto& [name, series] : bySignal) {
-            if (!series.data.identical(b.record.at(path).at(name).data)) {
-                why = "record " + name;
-                return false;
-            }
-        }
-    }
-    for (const auto& [path, attrs] : a.state) {
-        for (const auto& [name, value] : attrs) {
-            if (!std::get<Tensor>(value).identical(std::get<Tensor>(b.state.at(path).at(name)))) {
-                why = "state " + name;
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
-/// Rows [from, from + count) of a (T, ...) tensor.
-Tensor rows(const Tensor& t, std::int64_t from, std::int64_t count)
-{
-    const std::int64_t width = t.numel() / t.dim(0);
-    std::vector<float> values(t.data() + from * width, t.data() + (from + count) * width);
-    std::vector<std::int64_t> dims = t.shape().dims();
-    dims[0] = count;
-    return Tensor(Shape(dims), values);
-}
-
-/// Every attribute of `b` equals `a`'s bit for bit (derived flags included).
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
 }
 
 }  // namespace
