@@ -281,21 +281,10 @@ private:
                 kn::zeroFloats(rows, steps * p.sizeOut);
             }
         }
-        for (const StepGroup& g : m_plan.groups) {
-            if (!g.lockStep) {
-                for (int n : g.nodes) {
-                    gather(n, 0, steps);
-                    runNode(n, 0, steps);
-                }
-                continue;
-            }
-            for (std::int64_t t = 0; t < steps; ++t) {
-                for (int n : g.nodes) {
-                    gather(n, t, 1);
-                    runNode(n, t, 1);
-                }
-            }
-        }
+        forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
+            gather(n, t0, len);
+            runNode(n, t0, len);
+        });
         if (output != nullptr) {
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
             const float* rows =
