@@ -1,7 +1,10 @@
 // spikestudio: the GUI. Composition only: parses the command line (QCommandLineParser), builds
-// the main window, opens a model (MODEL, or the bundled two_layer_lif example) and either runs
-// the event loop or, with --screenshot, saves a picture of the window and exits. In screenshot
-// mode no dialog is ever shown: every failure is one line on stderr and a non-zero exit.
+// the main window, opens MODEL (none: an empty network), optionally runs it (--run-steps N steps,
+// or --run-for SECONDS of wall time with the plots live) and either runs the event loop, after
+// offering to recover the work of a session that crashed, or, with --screenshot, saves a picture
+// of the whole window and exits. In screenshot mode no dialog is ever shown, nothing is
+// autosaved: every failure is one line on stderr and a non-zero exit.
+#include "ui/document_file.hpp"
 #include "ui/main_window.hpp"
 
 #include <QApplication>
@@ -16,7 +19,6 @@
 
 namespace {
 
-constexpr const char* kDefaultModel = ":/examples/two_layer_lif.json";
 constexpr int kWindowWidth = 1400;   // [px]
 constexpr int kWindowHeight = 900;   // [px]
 
@@ -49,7 +51,8 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("MODEL"),
-        QStringLiteral("Model file (.json) to open; default: the bundled two_layer_lif example."),
+        QStringLiteral("Model file (.json, or :/examples/NAME.json for a bundled one) to open; "
+                       "default: an empty network."),
         QStringLiteral("[MODEL]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
@@ -61,8 +64,13 @@ int main(int argc, char** argv)
         QStringLiteral("run-steps"),
         QStringLiteral("Run the model for N steps of zero input after opening it."),
         QStringLiteral("N"));
+    const QCommandLineOption runForOption(
+        QStringLiteral("run-for"),
+        QStringLiteral("Run the model for SECONDS of wall time (plots live) after opening it."),
+        QStringLiteral("SECONDS"));
     parser.addOption(screenshotOption);
     parser.addOption(runStepsOption);
+    parser.addOption(runForOption);
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -81,21 +89,36 @@ int main(int argc, char** argv)
                                 .arg(parser.value(runStepsOption)));
         }
     }
+    double runFor = 0.0;
+    if (parser.isSet(runForOption)) {
+        bool ok = false;
+        runFor = parser.value(runForOption).toDouble(&ok);
+        if (!ok || !(runFor > 0.0) || runFor > 3600.0) {
+            return failWith(QStringLiteral("--run-for expects seconds above 0 and at most 3600, got '%1'")
+                                .arg(parser.value(runForOption)));
+        }
+    }
     const bool screenshot = parser.isSet(screenshotOption);
-    const QString modelPath =
-        positional.isEmpty() ? QString::fromLatin1(kDefaultModel) : positional.front();
 
     spike::ui::MainWindow window;
     window.resize(kWindowWidth, kWindowHeight);
+    if (screenshot) {
+        window.documentFile()->setAutosaveInterval(0);
+        window.show();  // the plots are laid out while they fill during --run-for
+        settle();
+    }
     QString error;
     QString failure;  // title of what went wrong (opening or running); empty when nothing did
-    if (!window.openModel(modelPath, &error)) {
+    if (!positional.isEmpty() && !window.openModel(positional.front(), &error)) {
         failure = QObject::tr("Could not open model");
     } else if (runSteps > 0) {
         window.stepsSpinBox()->setValue(runSteps);
         if (!window.runSteps(runSteps, &error)) {
             failure = QObject::tr("Run failed");
         }
+    }
+    if (failure.isEmpty() && runFor > 0.0 && !window.runFor(runFor, &error)) {
+        failure = QObject::tr("Run failed");
     }
 
     if (screenshot) {
@@ -118,5 +141,6 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "spikestudio: %s\n", qPrintable(error));
         QMessageBox::warning(&window, failure, error);
     }
+    window.offerRecovery();
     return QApplication::exec();
 }

@@ -2,14 +2,20 @@
 // commands and undo (no rebuilds), a mouse drag as one MoveNodes undo step snapped to the grid,
 // connecting by dragging between ports (and a refused connect pushing nothing), Delete as one
 // undo step, selection sync both ways with ctrl-click toggling, zoom around the cursor, the
-// minimap and nested networks.
+// minimap and nested networks; the edit actions: double-click entering nested modules (a
+// Sequential shown read-only, refusing structural edits), dropping a palette entry, clipboard
+// copy/paste with the paste landing in view, align and auto-layout as one undo step each.
 #include "ui/graph_canvas.hpp"
 #include "ui/graph_commands.hpp"
 #include "ui/graph_document.hpp"
 #include "ui/graph_node_item.hpp"
 #include "ui/graph_wire_item.hpp"
+#include "ui/palette_widget.hpp"
 
 #include <QApplication>
+#include <QClipboard>
+#include <QGraphicsPathItem>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
 
@@ -47,6 +53,16 @@ Json sampleModel()
     return Json{{"format", "spikestudio.model"}, {"version", 1}, {"model", model},
                 {"layout", {{"drive", {0.0, 0.0}}, {"E", {300.0, 0.0}}, {"I", {600.0, 0.0}},
                             {"bias", {0.0, 200.0}}, {"L", {600.0, 200.0}}}}};
+}
+
+/// A Network holding "stack": Sequential(Linear 3 -> 4, ReLU, LIF 4 -> 2).
+Json stackModel()
+{
+    return Json::parse(R"({"format": "spikestudio.model", "version": 1, "model": {"type": "Network",
+        "children": [{"name": "stack", "type": "Sequential", "children": [
+            {"type": "Linear", "config": {"in_features": 3, "out_features": 4}},
+            {"type": "ReLU", "config": {"shape": [4]}},
+            {"type": "LIF", "config": {"shape": [4, 2]}}]}]}})");
 }
 
 void push(GraphDocument& doc, std::unique_ptr<GraphCommand> command)
@@ -387,6 +403,143 @@ private Q_SLOTS:
         f.doc.undoStack()->undo();
         QTRY_COMPARE(f.canvas.network(), f.doc.rootId());
         QCOMPARE(f.canvas.nodeItemCount(), std::size_t{5});
+    }
+
+    void doubleClickEntersAndSequentialIsReadOnly()
+    {
+        GraphDocument doc;
+        doc.fromJson(stackModel());
+        GraphCanvas canvas;
+        canvas.resize(900, 600);
+        canvas.setDocument(&doc);
+        canvas.show();
+        QSignalSpy changed(&canvas, &GraphCanvas::networkChanged);
+        const NodeId stack = doc.findNode("stack");
+        const QPoint where = canvas.mapFromScene(header(canvas.nodeItem(stack)));
+        QMouseEvent press(QEvent::MouseButtonDblClick, QPointF(where), QPointF(canvas.viewport()->mapToGlobal(where)),
+                          Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas.viewport(), &press);
+        QCOMPARE(canvas.network(), stack);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!canvas.isEditable());
+        QCOMPARE(canvas.nodeItemCount(), std::size_t{3});
+        // Children left to right in order, joined by two data-flow arrows.
+        const NodeId l0 = doc.findNode("stack.0");
+        const NodeId l1 = doc.findNode("stack.1");
+        const NodeId l2 = doc.findNode("stack.2");
+        QVERIFY(canvas.nodeItem(l0)->pos().x() < canvas.nodeItem(l1)->pos().x());
+        QVERIFY(canvas.nodeItem(l1)->pos().x() < canvas.nodeItem(l2)->pos().x());
+        int arrows = 0;
+        for (QGraphicsItem* item : canvas.scene()->items()) {
+            arrows += item->type() == QGraphicsPathItem::Type && item->isVisible() ? 1 : 0;
+        }
+        QCOMPARE(arrows, 2);
+        // Structural edits are refused with the reason; moving is allowed.
+        const int before = doc.undoStack()->count();
+        canvas.setSelection({l1});
+        QVERIFY(!canvas.deleteSelection());
+        QVERIFY(canvas.lastRefusal().contains(QStringLiteral("Sequential")));
+        QVERIFY(!canvas.groupSelection());
+        QVERIFY(!canvas.addModule(QStringLiteral("LIF")).valid());
+        QCOMPARE(doc.undoStack()->count(), before);
+        canvas.setSelection({l0, l1, l2});
+        QVERIFY(canvas.alignSelection(Alignment::Left));
+        QCOMPARE(doc.undoStack()->count(), before + 1);
+        // A leaf cannot be entered; leaving goes back up and selects where we came from.
+        QVERIFY(!canvas.enter(l1));
+        QVERIFY(canvas.leave());
+        QCOMPARE(canvas.network(), doc.rootId());
+        QCOMPARE(canvas.selectedNodes(), QList<NodeId>{stack});
+        QVERIFY(!canvas.leave());
+    }
+
+    void dropFromPaletteAddsAtTheCursor()
+    {
+        Fixture f;
+        const QPoint where = at(f.canvas, QPointF(1000.0, 400.0));
+        const QPointF dropped = f.canvas.mapToScene(where);
+        QMimeData* mime = PaletteWidget::mimeDataFor(QStringLiteral("LIFRefrac"));
+        QDragEnterEvent enter(where, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(f.canvas.viewport(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(where), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(f.canvas.viewport(), &drop);
+        delete mime;
+        QCOMPARE(f.canvas.nodeItemCount(), std::size_t{6});
+        const NodeId added = f.canvas.selectedNodes().value(0);
+        QCOMPARE(f.doc.nodeData(added, NodeRole::Type).toString(), QStringLiteral("LIFRefrac"));
+        const QPointF pos = f.doc.position(added).value();
+        QCOMPARE(pos.x(), std::round(dropped.x() / GraphCanvas::kGrid) * GraphCanvas::kGrid);
+        QCOMPARE(pos.y(), std::round(dropped.y() / GraphCanvas::kGrid) * GraphCanvas::kGrid);
+        f.doc.undoStack()->undo();
+        QCOMPARE(f.canvas.nodeItemCount(), std::size_t{5});
+        // Other drags are not taken.
+        QMimeData text;
+        text.setText(QStringLiteral("LIF"));
+        QDragEnterEvent other(where, Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+        other.setAccepted(false);
+        QApplication::sendEvent(f.canvas.viewport(), &other);
+        QVERIFY(!other.isAccepted());
+    }
+
+    void copyPasteLandsInView()
+    {
+        Fixture f;
+        const Json saved = f.doc.toJson();
+        f.canvas.setSelection({f.doc.findNode("E"), f.doc.findNode("I")});
+        QVERIFY(f.canvas.copySelection());
+        f.canvas.centerOn(QPointF(3000.0, 3000.0));
+        QVERIFY(f.canvas.pasteClipboard());
+        const QList<NodeId> pasted = f.canvas.selectedNodes();
+        QCOMPARE(pasted.size(), 2);
+        const QRectF visible = f.canvas.mapToScene(f.canvas.viewport()->rect()).boundingRect();
+        for (NodeId id : pasted) {
+            QVERIFY(visible.contains(f.doc.position(id).value()));
+            QVERIFY(f.doc.nodeData(id, NodeRole::Name).toString().startsWith(QLatin1Char('E'))
+                    || f.doc.nodeData(id, NodeRole::Name).toString().startsWith(QLatin1Char('I')));
+        }
+        // The E <-> I wires came along; relative placement is kept (I 300 right of E).
+        QCOMPARE(f.doc.connections(f.doc.rootId()).size(), std::size_t{8});
+        QCOMPARE(f.doc.position(pasted[1]).value() - f.doc.position(pasted[0]).value(),
+                 f.doc.position(f.doc.findNode("I")).value() - f.doc.position(f.doc.findNode("E")).value());
+        f.doc.undoStack()->undo();
+        QCOMPARE(f.doc.toJson(), saved);
+        // Clipboard text that is not a fragment is refused with a reason.
+        QApplication::clipboard()->setText(QStringLiteral("hello"));
+        QVERIFY(!f.canvas.pasteClipboard());
+        QVERIFY(!f.canvas.lastRefusal().isEmpty());
+        QCOMPARE(f.doc.toJson(), saved);
+    }
+
+    void alignAndAutoLayoutAreOneStepEach()
+    {
+        Fixture f;
+        const Json saved = f.doc.toJson();
+        const NodeId drive = f.doc.findNode("drive");
+        const NodeId e = f.doc.findNode("E");
+        const NodeId bias = f.doc.findNode("bias");
+        f.canvas.setSelection({drive, e, bias});
+        const int before = f.doc.undoStack()->count();
+        QVERIFY(f.canvas.alignSelection(Alignment::Left));
+        QCOMPARE(f.doc.undoStack()->count(), before + 1);
+        QCOMPARE(f.doc.position(e)->x(), 0.0);
+        QCOMPARE(f.doc.position(bias)->x(), 0.0);
+        f.doc.undoStack()->undo();
+        QCOMPARE(f.doc.toJson(), saved);
+        // Auto-layout of everything: sources left of E, E left of I and L, one undo step.
+        f.canvas.setSelection({});
+        QVERIFY(f.canvas.autoLayout());
+        QCOMPARE(f.doc.undoStack()->count(), before + 1);
+        QVERIFY(f.doc.position(drive)->x() < f.doc.position(e)->x());
+        QVERIFY(f.doc.position(e)->x() < f.doc.position(f.doc.findNode("I"))->x());
+        QVERIFY(f.doc.position(e)->x() < f.doc.position(f.doc.findNode("L"))->x());
+        for (NodeId a : f.doc.graphNodes(f.doc.rootId())) {
+            for (NodeId b : f.doc.graphNodes(f.doc.rootId())) {
+                QVERIFY(a == b || !f.canvas.nodeItem(a)->sceneBoundingRect().intersects(f.canvas.nodeItem(b)->sceneBoundingRect()));
+            }
+        }
+        f.doc.undoStack()->undo();
+        QCOMPARE(f.doc.toJson(), saved);
     }
 };
 

@@ -7,6 +7,7 @@
 #include "graph_node_item.hpp"
 #include "graph_wire_item.hpp"
 
+#include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
@@ -117,6 +118,7 @@ void GraphCanvas::setDocument(GraphDocument* doc)
         connect(doc, &GraphDocument::documentReset, this, [this] {
             m_network = m_doc->rootId();
             rebuild();
+            Q_EMIT networkChanged(m_network);
         });
         connect(doc, &GraphDocument::nodeAdded, this, &GraphCanvas::onNodeAdded);
         connect(doc, &GraphDocument::nodeAboutToBeRemoved, this, &GraphCanvas::onNodeAboutToBeRemoved);
@@ -132,11 +134,31 @@ void GraphCanvas::setDocument(GraphDocument* doc)
 
 void GraphCanvas::setNetwork(NodeId network)
 {
-    if (m_doc == nullptr || m_doc->network(network) == nullptr) {
+    if (m_doc == nullptr || (m_doc->network(network) == nullptr && !canEnter(network))) {
         return;
     }
+    const bool changed = network != m_network;
     m_network = network;
     rebuild();
+    if (changed) {
+        Q_EMIT networkChanged(m_network);
+    }
+}
+
+bool GraphCanvas::isEditable() const
+{
+    return m_doc != nullptr && m_doc->network(m_network) != nullptr;
+}
+
+bool GraphCanvas::canEnter(NodeId id) const
+{
+    const engine::Module* m = m_doc != nullptr ? m_doc->module(id) : nullptr;
+    return m != nullptr && (dynamic_cast<const engine::Network*>(m) != nullptr || m->childCount() > 0);
+}
+
+std::vector<NodeId> GraphCanvas::shownNodes() const
+{
+    return isEditable() ? m_doc->graphNodes(m_network) : m_doc->children(m_network);
 }
 
 GraphNodeItem* GraphCanvas::nodeItem(NodeId id) const
@@ -176,6 +198,10 @@ void GraphCanvas::clearItems()
     for (const auto& [id, node] : nodes) {
         delete node;
     }
+    for (QGraphicsPathItem* arrow : m_flow) {
+        delete arrow;
+    }
+    m_flow.clear();
     delete m_inItem;
     delete m_outItem;
     m_inItem = nullptr;
@@ -194,17 +220,23 @@ void GraphCanvas::rebuild()
     ++m_rebuilds;
     clearItems();
     scene()->setSceneRect(QRectF());
-    if (m_doc == nullptr || m_doc->network(m_network) == nullptr) {
+    if (m_doc == nullptr || !m_doc->contains(m_network)) {
         updateMinimap();
         return;
     }
-    for (NodeId id : m_doc->graphNodes(m_network)) {
+    for (NodeId id : shownNodes()) {
         addNodeItem(id);
     }
     for (const auto& [id, pos] : defaultLayout()) {
         m_nodes[id]->setPos(pos);
     }
     const engine::Network* net = m_doc->network(m_network);
+    if (net == nullptr) {
+        routeFlow();
+        updateSceneRect();
+        fitToView();
+        return;
+    }
     if (net->sizeIn() > 0) {
         m_inItem = new GraphNodeItem(*m_doc, m_network, GraphNodeItem::Kind::NetworkInput);
         m_inItem->setMoveObserver([this](GraphNodeItem* n) { routeWiresOf(n); });
@@ -231,6 +263,9 @@ GraphNodeItem* GraphCanvas::addNodeItem(NodeId id)
     }
     item->setMoveObserver([this](GraphNodeItem* n) {
         routeWiresOf(n);
+        if (!m_flow.empty()) {
+            routeFlow();
+        }
         if (m_minimap->isVisible()) {
             m_minimap->update();
         }
@@ -312,6 +347,43 @@ void GraphCanvas::routeWiresOf(GraphNodeItem* node)
     }
 }
 
+void GraphCanvas::routeFlow()
+{
+    const bool sequential = !isEditable() && m_doc->nodeData(m_network, NodeRole::Type).toString() == QLatin1String("Sequential");
+    const std::vector<NodeId> shown = sequential ? shownNodes() : std::vector<NodeId>{};
+    const std::size_t arrows = shown.empty() ? 0 : shown.size() - 1;
+    while (m_flow.size() > arrows) {
+        delete m_flow.back();
+        m_flow.pop_back();
+    }
+    const QPen pen(QColor(0x6b, 0x72, 0x80), 1.6, Qt::DashLine);
+    while (m_flow.size() < arrows) {
+        QGraphicsPathItem* arrow = scene()->addPath(QPainterPath(), pen);
+        arrow->setZValue(-1.0);
+        arrow->setToolTip(tr("Data flow: a Sequential feeds each child's output to the next child"));
+        m_flow.push_back(arrow);
+    }
+    const auto firstPort = [](const GraphNodeItem* item, bool input, QPointF& out) {
+        for (const CanvasPort& port : item->ports()) {
+            if (port.input == input) {
+                return item->portScenePos(port.name, input, out);
+            }
+        }
+        return false;
+    };
+    for (std::size_t i = 0; i < arrows; ++i) {
+        const GraphNodeItem* a = nodeItem(shown[i]);
+        const GraphNodeItem* b = nodeItem(shown[i + 1]);
+        QPointF from;
+        QPointF to;
+        const bool ok = a != nullptr && b != nullptr && firstPort(a, false, from) && firstPort(b, true, to);
+        m_flow[i]->setVisible(ok);
+        if (ok) {
+            m_flow[i]->setPath(GraphWireItem::curve(from, to));
+        }
+    }
+}
+
 std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
 {
     std::map<NodeId, QPointF> out;
@@ -324,7 +396,8 @@ std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
             placedBottom = std::max(placedBottom, item->sceneBoundingRect().bottom());
         }
     }
-    for (NodeId id : m_doc->graphNodes(m_network)) {
+    const std::vector<NodeId> shown = shownNodes();
+    for (NodeId id : shown) {
         if (!m_doc->position(id)) {
             unplaced.push_back(id);
         }
@@ -335,6 +408,11 @@ std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
     // Columns: longest path over the wires once the back edges of a depth-first search (in
     // node order) are dropped, so a cycle reads left to right from its first node.
     std::map<NodeId, std::vector<NodeId>> next;
+    if (!isEditable() && m_doc->nodeData(m_network, NodeRole::Type).toString() == QLatin1String("Sequential")) {
+        for (std::size_t i = 1; i < shown.size(); ++i) {
+            next[shown[i - 1]].push_back(shown[i]);
+        }
+    }
     for (ConnectionId c : m_doc->connections(m_network)) {
         const auto info = m_doc->connection(c);
         GraphNodeItem* a = endpointItem(info->from, true);
@@ -347,7 +425,7 @@ std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
     std::map<NodeId, int> state;  // 0 unvisited, 1 on the stack, 2 done
     std::vector<NodeId> order;    // reverse post-order: a topological order of the forward edges
     std::vector<std::pair<NodeId, NodeId>> forward;
-    for (NodeId root : m_doc->graphNodes(m_network)) {
+    for (NodeId root : shown) {
         if (state[root] != 0) {
             continue;
         }

@@ -8,7 +8,14 @@
 // DeleteNodesCommand for the selection, the context menu renames, deletes and duplicates.
 // Navigation: wheel zoom around the cursor (clamped), pan with the middle button or
 // space + left drag, fitToView() ('F'), rubber-band selection, ctrl-click toggling, a minimap
-// shown while the graph does not fit the view.
+// shown while the graph does not fit the view. Double-clicking a node that has children enters
+// it (networkChanged() tells the breadcrumb); a Network is edited there, any other module
+// (Sequential, ResBlock, DynamicsNetwork, ...) shows its children read-only, in child order,
+// with dashed data-flow arrows for a Sequential: their structure comes from the module's own
+// configuration, so only moving them is allowed there and other edits are refused with the
+// reason. The edit actions of the main window (clipboard, duplicate, group, ungroup, align,
+// auto-layout, adding a module from the palette, also by dropping it) are public slots here,
+// each one undo step (graph_canvas_actions.cpp).
 // Invariants: one node item per graph node of the shown network (plus its "in" / "out" boundary
 // when it has external channels), one wire item per connection; nodes without a stored
 // position get a view-only layered layout (column: longest path over the wires once a
@@ -17,12 +24,14 @@
 #pragma once
 
 #include "graph_document.hpp"
+#include "graph_layout.hpp"
 
 #include <QGraphicsView>
 #include <QList>
 #include <QPointer>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 class QGraphicsPathItem;
@@ -50,9 +59,17 @@ public:
     /// Shows `doc`'s root network (nullptr: shows nothing). The canvas does not own it.
     void setDocument(GraphDocument* doc);
     GraphDocument* document() const { return m_doc; }
-    /// Shows a nested Network of the document (ignored unless `network` is a Network).
+    /// Shows a nested module of the document: a Network (editable) or any module with children
+    /// (read-only structure); ignored for other ids. Emits networkChanged() when it changes.
     void setNetwork(NodeId network);
+    /// The module shown (a Network, or a container/composite module shown read-only).
     NodeId network() const { return m_network; }
+    /// Whether the shown module is a Network, whose nodes and wires the canvas may edit.
+    bool isEditable() const;
+    /// Whether `id` can be entered (a module of the document with child modules).
+    bool canEnter(NodeId id) const;
+    /// MIME type of the clipboard fragments (copyFragment() JSON in UTF-8).
+    static QString fragmentMimeType();
 
     /// The item of a graph node of the shown network, or nullptr.
     GraphNodeItem* nodeItem(NodeId id) const;
@@ -79,8 +96,41 @@ public Q_SLOTS:
     /// Selects exactly these nodes (those not in the shown network are ignored); does not emit
     /// selectionChanged().
     void setSelection(const QList<spike::ui::NodeId>& nodes);
+    /// Enters `id` when canEnter(id) (double-click does this); false otherwise.
+    bool enter(spike::ui::NodeId id);
+    /// Shows the parent of the shown module; false at the root.
+    bool leave();
+    /// Selects every node of the shown module.
+    void selectAll();
+
+    // ---- edits: each pushes one undo step (or refuses with editRefused) -------------------
+    /// Adds a module of registry type `type` (its example config) at `scenePos` (snapped), or
+    /// right of the existing nodes when none; selects it. Returns the new node or invalid.
+    NodeId addModule(const QString& type, std::optional<QPointF> scenePos = std::nullopt);
+    /// Puts the selected nodes (and the wires among them) on the clipboard as a fragment.
+    bool copySelection();
+    /// copySelection(), then deletes the selection (one undo step).
+    bool cutSelection();
+    /// Pastes a clipboard fragment (from any document) into the shown network, shifted so
+    /// that it lands at the view centre; selects the pasted nodes.
+    bool pasteClipboard();
+    /// Copies and pastes the selection next to itself.
+    bool duplicateSelection();
+    /// Deletes the selected wires and nodes (Delete / Backspace).
+    bool deleteSelection();
+    /// Groups the selected nodes into a child Network (GroupCommand) and selects it.
+    bool groupSelection();
+    /// Ungroups the selected child Networks (UngroupCommand) and selects their nodes.
+    bool ungroupSelection();
+    /// Aligns or distributes the selected nodes (alignBoxes()).
+    bool alignSelection(spike::ui::Alignment how);
+    /// Layered layout (layeredLayout()) of the selection, or of every node when fewer than
+    /// two are selected.
+    bool autoLayout();
 
 Q_SIGNALS:
+    /// The shown module changed (entering, leaving, a document reset).
+    void networkChanged(spike::ui::NodeId network);
     /// The user changed the node selection.
     void selectionChanged(const QList<spike::ui::NodeId>& nodes);
     /// An edit was refused by the engine; `reason` is its message.
@@ -92,7 +142,11 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
     void keyReleaseEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
@@ -101,6 +155,16 @@ protected:
 private:
     void rebuild();
     void clearItems();
+    /// The nodes shown: a Network's graph nodes, or another module's children.
+    std::vector<NodeId> shownNodes() const;
+    /// Dashed data-flow arrows between consecutive children of a shown Sequential.
+    void routeFlow();
+    /// Refuses a structural edit in a read-only view; true when refused.
+    bool refuseReadOnly(const QString& what);
+    QPoint cursorPos() const;
+    /// Boxes of the selected nodes (or all nodes when `all`).
+    std::vector<LayoutBox> layoutBoxes(bool all) const;
+    bool applyPositions(const std::map<NodeId, QPointF>& positions, const QString& text);
     GraphNodeItem* addNodeItem(NodeId id);
     void addWireItem(ConnectionId id);
     void removeWireItem(ConnectionId id);
@@ -115,7 +179,6 @@ private:
     void updateMinimap();
     void refuse(const QString& reason, QPoint viewportPos);
     bool push(std::unique_ptr<class GraphCommand> command, QPoint viewportPos);
-    void deleteSelection();
     void duplicate(const QList<NodeId>& nodes);
     void rename(NodeId node);
     void emitSelection();
@@ -136,6 +199,7 @@ private:
     std::map<GraphWireItem*, std::pair<GraphNodeItem*, GraphNodeItem*>> m_wireEnds;
     GraphNodeItem* m_inItem = nullptr;
     GraphNodeItem* m_outItem = nullptr;
+    std::vector<QGraphicsPathItem*> m_flow;  ///< data-flow arrows of a shown Sequential
     GraphMinimap* m_minimap = nullptr;
     int m_rebuilds = 0;
     QString m_lastRefusal;

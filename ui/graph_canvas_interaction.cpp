@@ -193,6 +193,10 @@ void GraphCanvas::mousePressEvent(QMouseEvent* event)
     if (event->button() == Qt::LeftButton && m_doc != nullptr) {
         const CanvasPort* port = nullptr;
         if (GraphNodeItem* node = nodeNear(scene(), mapToScene(pos), &port, 0)) {
+            if (refuseReadOnly(tr("Connecting"))) {
+                event->accept();
+                return;
+            }
             m_drag = Drag::Wire;
             m_wireSource = node;
             m_wireSourceEnd = node->endpoint(*port);
@@ -324,10 +328,13 @@ void GraphCanvas::keyReleaseEvent(QKeyEvent* event)
     QGraphicsView::keyReleaseEvent(event);
 }
 
-void GraphCanvas::deleteSelection()
+bool GraphCanvas::deleteSelection()
 {
-    if (m_doc == nullptr) {
-        return;
+    if (m_doc == nullptr || (selectedNodes().isEmpty() && std::none_of(m_wires.begin(), m_wires.end(), [](const auto& w) { return w.second->isSelected(); }))) {
+        return false;
+    }
+    if (refuseReadOnly(tr("Deleting"))) {
+        return false;
     }
     std::vector<ConnectionId> wires;
     for (const auto& [id, wire] : m_wires) {
@@ -343,25 +350,30 @@ void GraphCanvas::deleteSelection()
     if (both) {
         m_doc->undoStack()->beginMacro(tr("Delete selection"));
     }
+    bool ok = true;
     if (!wires.empty()) {
-        push(std::make_unique<DisconnectCommand>(*m_doc, wires), mapFromGlobal(QCursor::pos()));
+        ok = push(std::make_unique<DisconnectCommand>(*m_doc, wires), cursorPos()) && ok;
     }
     if (!nodes.empty()) {
-        push(std::make_unique<DeleteNodesCommand>(*m_doc, nodes), mapFromGlobal(QCursor::pos()));
+        ok = push(std::make_unique<DeleteNodesCommand>(*m_doc, nodes), cursorPos()) && ok;
     }
     if (both) {
         m_doc->undoStack()->endMacro();
     }
+    return ok;
 }
 
 void GraphCanvas::duplicate(const QList<NodeId>& nodes)
 {
+    if (refuseReadOnly(tr("Duplicating"))) {
+        return;
+    }
     try {
         nlohmann::json fragment = copyFragment(*m_doc, std::vector<NodeId>(nodes.begin(), nodes.end()));
         push(std::make_unique<PasteCommand>(*m_doc, m_network, std::move(fragment), QPointF(2.0 * kGrid, 2.0 * kGrid)),
-             mapFromGlobal(QCursor::pos()));
+             cursorPos());
     } catch (const engine::Error& e) {
-        refuse(QString::fromUtf8(e.what()), mapFromGlobal(QCursor::pos()));
+        refuse(QString::fromUtf8(e.what()), cursorPos());
     }
 }
 
@@ -371,7 +383,7 @@ void GraphCanvas::rename(NodeId node)
     const QString name = QInputDialog::getText(this, tr("Rename"), tr("Name:"), QLineEdit::Normal,
                                                m_doc->nodeData(node, NodeRole::Name).toString(), &ok);
     if (ok && !name.isEmpty()) {
-        push(std::make_unique<RenameCommand>(*m_doc, node, name.toStdString()), mapFromGlobal(QCursor::pos()));
+        push(std::make_unique<RenameCommand>(*m_doc, node, name.toStdString()), cursorPos());
     }
 }
 
@@ -382,6 +394,7 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
     }
     QMenu menu(this);
     QGraphicsItem* under = itemAt(event->pos());
+    const bool editable = isEditable();
     if (under != nullptr && under->type() == GraphNodeItem::kType
         && static_cast<GraphNodeItem*>(under)->kind() == GraphNodeItem::Kind::Node) {
         const NodeId id = static_cast<GraphNodeItem*>(under)->id();
@@ -390,19 +403,47 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
             under->setSelected(true);
         }
         const QList<NodeId> selection = selectedNodes();
-        menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
-        menu.addAction(tr("Duplicate"), this, [this, selection] { duplicate(selection); });
-        menu.addAction(tr("Delete"), this, [this] { deleteSelection(); });
-        if (m_doc->nodeData(id, NodeRole::IsNetwork).toBool()) {
-            menu.addAction(tr("Open network"), this, [this, id] { setNetwork(id); });
+        if (canEnter(id)) {
+            menu.addAction(tr("Open"), this, [this, id] { enter(id); });
+            menu.addSeparator();
+        }
+        if (editable) {
+            menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
+            menu.addAction(tr("Cut"), this, &GraphCanvas::cutSelection);
+            menu.addAction(tr("Copy"), this, &GraphCanvas::copySelection);
+            menu.addAction(tr("Duplicate"), this, [this, selection] { duplicate(selection); });
+            menu.addAction(tr("Delete"), this, &GraphCanvas::deleteSelection);
+            menu.addSeparator();
+            menu.addAction(tr("Group"), this, &GraphCanvas::groupSelection);
+            if (std::any_of(selection.begin(), selection.end(), [this](NodeId n) { return m_doc->network(n) != nullptr; })) {
+                menu.addAction(tr("Ungroup"), this, &GraphCanvas::ungroupSelection);
+            }
+        }
+        if (selection.size() >= 2) {
+            QMenu* align = menu.addMenu(tr("Align"));
+            const std::pair<Alignment, QString> entries[] = {
+                {Alignment::Left, tr("Left edges")},        {Alignment::HCenter, tr("Horizontal centres")},
+                {Alignment::Right, tr("Right edges")},      {Alignment::Top, tr("Top edges")},
+                {Alignment::VCenter, tr("Vertical centres")}, {Alignment::Bottom, tr("Bottom edges")},
+                {Alignment::DistributeH, tr("Distribute horizontally")},
+                {Alignment::DistributeV, tr("Distribute vertically")}};
+            for (const auto& [how, text] : entries) {
+                align->addAction(text, this, [this, how = how] { alignSelection(how); });
+            }
+            menu.addAction(tr("Auto-layout selection"), this, &GraphCanvas::autoLayout);
         }
     } else if (under != nullptr && under->type() == GraphWireItem::kType) {
         under->setSelected(true);
-        menu.addAction(tr("Delete wire"), this, [this] { deleteSelection(); });
+        menu.addAction(tr("Delete wire"), this, &GraphCanvas::deleteSelection);
     } else {
+        if (editable) {
+            menu.addAction(tr("Paste"), this, &GraphCanvas::pasteClipboard);
+        }
+        menu.addAction(tr("Select all"), this, &GraphCanvas::selectAll);
+        menu.addAction(tr("Auto-layout"), this, &GraphCanvas::autoLayout);
         menu.addAction(tr("Fit to view"), this, &GraphCanvas::fitToView);
         if (m_network != m_doc->rootId()) {
-            menu.addAction(tr("Up to parent network"), this, [this] { setNetwork(m_doc->parentOf(m_network)); });
+            menu.addAction(tr("Up to parent"), this, &GraphCanvas::leave);
         }
     }
     menu.exec(event->globalPos());

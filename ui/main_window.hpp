@@ -1,24 +1,33 @@
-// MainWindow: SpikeStudio's main window. Owns the loaded model (module tree) and the recording
-// of its last run; composes the "Modules" tree dock, the "Attributes" dock, the membrane
-// potential and spike raster plots (stacked in a splitter, time axes linked) and the Run/Reset
-// toolbar. Invariants: a failed load keeps the previous model; the recording, when present,
-// was made by the current model since its last load or state reset.
-// Runs the model on the GUI thread for now (a later change moves evolution to a worker).
-// The public API below never opens a dialog (tests and the screenshot mode call it); the menu
-// and toolbar actions call it and show failures in a message box.
+// MainWindow: SpikeStudio's main window, composition of the editor and the live plots.
+//
+// Owns: the GraphDocument (the model being edited, with its undo stack), its DocumentFile
+// (path, modified flag, recent files, autosave and recovery), the centre (breadcrumb + canvas
+// above, membrane-potential and spike-raster plots below, time axes linked), the docks
+// ("Palette", "Modules", "Attributes"), the menus and the run toolbar, and the LiveRun of the
+// current model (created on the first Run, on a copy of the document's model; dropped when the
+// document's structure or attributes change, so the next Run compiles the edited model).
+// Invariants: the canvas, the Modules tree and the Attributes table show the same document;
+// the canvas and tree selections agree (both ways); a failed open keeps the document; the
+// window title is DocumentFile::windowTitle().
+// The public API never opens a dialog (tests and the screenshot mode call it); menu actions call
+// it and show failures in message boxes. Run / Step go through the SimulationController's
+// worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
+// Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
+// toolbar, file commands, close and recovery), main_window_run.cpp (running and plots).
 // Thread: GUI thread only.
 #pragma once
 
-#include "engine/module.hpp"
+#include "ui/graph_document.hpp"
+
 #include "engine/recording.hpp"
 
 #include <QMainWindow>
 #include <QString>
 
 #include <memory>
-#include <optional>
 
 class QAction;
+class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -28,104 +37,146 @@ class QSplitter;
 namespace spike::ui {
 
 class AttributeTable;
-class ModuleTreeWidget;
+class DocumentFile;
+class DocumentTree;
+class GraphBreadcrumb;
+class GraphCanvas;
+class LiveRun;
+class PaletteWidget;
 class RasterPlot;
 class TracePlot;
-struct LoadedModel;
 
-/// The application window: module tree, attribute view, run controls and plots.
+/// The application window; see the file comment.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    /// Steps the Run spin box starts at.
+    /// Steps the Step spin box starts at.
     static constexpr int kDefaultSteps = 1000;
-    /// Largest number of steps one run may take.
+    /// Largest number of steps one Step may take.
     static constexpr int kMaxSteps = 1000000;
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Loads a model file (or a bundled one when `path` starts with ":/") and shows it.
-    /// On failure returns false, stores the engine's message in `error` (when given), shows it
-    /// in the status bar and keeps the current model.
+    // ---- files (no dialogs) -------------------------------------------------------------------
+    /// Opens a model file (or a bundled ":/examples/..." one). On failure returns false, stores
+    /// the engine's message (file, JSON path, what was expected) in `error`, shows it in the
+    /// status bar and keeps the current document.
     bool openModel(const QString& path, QString* error = nullptr);
-    /// Like openModel, from JSON text; `sourceName` names it in messages and the title.
+    /// Like openModel, from JSON text; `sourceName` names it in messages.
     bool openModelFromJson(const QByteArray& text, const QString& sourceName,
                            QString* error = nullptr);
-    /// Evolves the model over `steps` steps of zero input, recording everything, and plots the
-    /// result. States carry over from the previous run. On failure returns false with the
-    /// message in `error` and the status bar; the model is then left as the engine left it.
+
+    // ---- running (no dialogs) -----------------------------------------------------------------
+    /// Runs `steps` more steps of zero input on the worker as fast as possible and waits for them
+    /// (at most a minute), then redraws the plots. States carry over between calls until resetState() or an edit.
     bool runSteps(int steps, QString* error = nullptr);
-    /// Resets every module's state and forgets the last recording.
+    /// Runs freely for `seconds` of wall time with the plots redrawing live, then pauses.
+    bool runFor(double seconds, QString* error = nullptr);
+    /// Resets the simulation to step 0 and empties the plots.
     void resetState();
-    /// Selects the module at dotted `path` ("" is the root); false when there is none.
+    /// Selects the module at dotted `path` ("" is the root) in the tree, the canvas (showing its
+    /// parent) and the inspector; false when there is none.
     bool selectModule(const QString& path);
 
-    /// The loaded model, or nullptr.
-    const engine::Module* model() const { return m_model.get(); }
-    /// Path or resource name the model was loaded from (empty when none).
+    // ---- what is shown ------------------------------------------------------------------------
+    GraphDocument* document() const { return m_doc; }
+    DocumentFile* documentFile() const { return m_file; }
+    /// The document's model (root module).
+    const engine::Module* model() const;
+    /// Path or resource name of the last opened model (empty for a new document).
     const QString& modelSource() const { return m_source; }
-    /// Recording of the last run, or nullptr before a run and after a reset.
+    /// Rolling recording of the current run, or nullptr before a run and after a reset or edit.
     const engine::Recording* lastRecording() const;
-    /// Dotted path of the selected module (null QString when nothing is selected).
+    /// Steps simulated since the last reset (0 without a run).
+    std::int64_t simulatedSteps() const;
+    /// Dotted path of the module shown in the inspector (null QString when none).
     QString selectedModulePath() const;
 
-    /// The "Modules" dock's tree (one item per module, path in ModuleTreeWidget::PathRole).
-    ModuleTreeWidget* moduleTree() const { return m_tree; }
-    /// The "Attributes" dock's table of the selected module's registry.
+    GraphCanvas* canvas() const { return m_canvas; }
+    GraphBreadcrumb* breadcrumb() const { return m_breadcrumb; }
+    PaletteWidget* palette() const { return m_palette; }
+    DocumentTree* moduleTree() const { return m_tree; }
     AttributeTable* attributeTable() const { return m_attributes; }
-    /// Upper plot: membrane potential traces of the selected module.
     TracePlot* tracePlot() const { return m_tracePlot; }
-    /// Lower plot: spike raster of every spiking module.
     RasterPlot* rasterPlot() const { return m_rasterPlot; }
-    /// The toolbar's step count for Run.
     QSpinBox* stepsSpinBox() const { return m_steps; }
+    /// The action with this object name ("action.save", "action.group", ...), or nullptr.
+    QAction* action(const QString& objectName) const;
+
+    // ---- interactive helpers (dialogs) --------------------------------------------------------
+    /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
+    bool maybeSave();
+    /// Offers the recovery files of sessions that crashed (newest first), one dialog each.
+    void offerRecovery();
 
 protected:
     void showEvent(QShowEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
+    // main_window.cpp
+    void buildCentre();
+    void buildDocks();
+    void onCanvasSelection(const QList<NodeId>& nodes);
+    void onTreeSelection(const QList<NodeId>& nodes);
+    void showInInspector(NodeId id);
+    void onDocumentReset();
+    void onStructureChanged();
+    // main_window_actions.cpp
+    QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key,
+                        const QString& tip);
     void buildActions();
     void buildMenus();
     void buildToolBar();
-    void buildDocks();
-    void buildCentre();
-    /// The module at `path` in the current model, or nullptr.
-    const engine::Module* moduleAt(const QString& path) const;
-    bool adopt(LoadedModel loaded, const QString& source, QString* error);
-    void showSelectedModule(const QString& path);
-    void refreshTraces();
-    void clearPlots(const QString& explanation);
-    /// Time axes back to the whole last run.
-    void showWholeRun();
-    void updateControls();
+    void rebuildRecentMenu();
     void promptOpen();
     void openInteractively(const QString& path);
-    void runInteractively();
+    bool saveInteractively();
+    bool saveAsInteractively();
+    void newInteractively();
+    void updateTitle();
+    void updateEditActions();
+    // main_window_run.cpp
+    bool ensureRun(QString* error);
+    void dropRun(const QString& reason);
+    void refreshPlots();
+    void clearPlots(const QString& explanation);
+    void showWholeRun();
+    void updateRunControls();
+    void toggleRun();
+    void stepInteractively();
+    void applySpeed();
+    QString tracedPath() const;
 
-    std::unique_ptr<engine::Module> m_model;
+    GraphDocument* m_doc = nullptr;
+    DocumentFile* m_file = nullptr;
+    std::unique_ptr<LiveRun> m_run;
     QString m_source;
-    std::optional<engine::Recording> m_recording;
-    double m_runStartMs = 0.0;  ///< [ms] time span of m_recording
-    double m_runEndMs = 0.0;
     QString m_lastDir;
+    NodeId m_inspected;
+    bool m_syncingSelection = false;
+    bool m_docksSized = false;
 
-    ModuleTreeWidget* m_tree = nullptr;
+    GraphCanvas* m_canvas = nullptr;
+    GraphBreadcrumb* m_breadcrumb = nullptr;
+    PaletteWidget* m_palette = nullptr;
+    DocumentTree* m_tree = nullptr;
     AttributeTable* m_attributes = nullptr;
     TracePlot* m_tracePlot = nullptr;
     RasterPlot* m_rasterPlot = nullptr;
+    QSplitter* m_centre = nullptr;
     QSplitter* m_plotSplitter = nullptr;
     QSpinBox* m_steps = nullptr;
+    QComboBox* m_speed = nullptr;
     QLabel* m_clock = nullptr;
+    QDockWidget* m_paletteDock = nullptr;
     QDockWidget* m_modulesDock = nullptr;
     QDockWidget* m_attributesDock = nullptr;
-    bool m_docksSized = false;
+    QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
-    QAction* m_openAction = nullptr;
-    QAction* m_quitAction = nullptr;
     QAction* m_runAction = nullptr;
-    QAction* m_resetAction = nullptr;
 };
 
 }  // namespace spike::ui

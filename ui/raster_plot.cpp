@@ -208,7 +208,7 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
         }
     }
 
-    m_title->setText(tr("Spike raster — %1 spikes from %2 neurons in %3 spiking module%4")
+    m_title->setText(tr("Spike raster\n%1 spikes from %2 neurons in %3 spiking module%4")
                          .arg(spikes)
                          .arg(rows)
                          .arg(count)

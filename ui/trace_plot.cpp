@@ -185,7 +185,7 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     xAxis->setRange(t0Ms, t0Ms + static_cast<double>(steps) * dtMs);
 
     const QString where = path.isEmpty() ? tr("root") : QStringLiteral("'%1'").arg(path);
-    QString title = tr("Membrane potential — %1 (%2, %3 neurons)")
+    QString title = tr("Membrane potential\n%1 (%2, %3 neurons)")
                         .arg(where, QString::fromStdString(module.className()))
                         .arg(width);
     if (shown < width) {

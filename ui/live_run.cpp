@@ -1,0 +1,550 @@
+// LiveRun. See live_run.hpp. GUI thread only.
+#include "live_run.hpp"
+
+#include "engine/error.hpp"
+#include "engine/execution_plan.hpp"
+#include "engine/model_io.hpp"
+#include "engine/network.hpp"
+#include "engine/sequential.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace spike::ui {
+
+std::string membraneSignal(const engine::Module& module)
+{
+    const auto offered = module.recordableSignals();
+    for (const auto& view : module.attributes()) {
+        if (view.spec->kind == engine::AttributeKind::State && view.spec->family == "membrane" &&
+            std::find(offered.begin(), offered.end(), view.spec->name) != offered.end()) {
+            return view.spec->name;
+        }
+    }
+    return {};
+}
+
+namespace {
+
+/// A copy of `model` made through the model format (every array inline).
+std::unique_ptr<engine::Module> structuralCopy(const engine::Module& model)
+{
+    engine::SaveOptions inlineAll;
+    inlineAll.inlineLimit = -1;
+    return engine::modelFromJson(engine::modelToJson(model, inlineAll), "live run", ".").root;
+}
+
+/// Whether `port` is the module's only port on that side and covers all `size` channels.
+bool onlyPortCovers(const std::vector<engine::PortSpec>& ports, std::int64_t size)
+{
+    return ports.size() == 1 && ports.front().offset == 0 && ports.front().size == size;
+}
+
+/// Whether a Sequential's chain can be wired as a Network node for node: names free for a
+/// Network, and one whole port on each side that is joined.
+bool chainable(const engine::Module& sequential)
+{
+    const auto children = sequential.namedChildren();
+    if (children.empty()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < children.size(); ++i) {
+        const auto& [name, child] = children[i];
+        if (name == "in" || name == "out") {
+            return false;
+        }
+        const bool fedIn = i > 0 || child->sizeIn() > 0;
+        const bool feedsOut = i + 1 < children.size() || child->sizeOut() > 0;
+        if ((fedIn && !onlyPortCovers(child->inputPorts(), child->sizeIn())) ||
+            (feedsOut && !onlyPortCovers(child->outputPorts(), child->sizeOut()))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// `module`, or when it is a chainable Sequential, the Network that wires its children (moved
+/// over, names and states kept, nested Sequentials likewise) in a chain from "in" to "out".
+/// compilePlan() treats a Sequential as one leaf; as a Network every layer is a plan node of
+/// its own, which the controller can probe, and the chain computes the same thing.
+std::unique_ptr<engine::Module> asProbeableTree(std::unique_ptr<engine::Module> module)
+{
+    auto* sequential = dynamic_cast<engine::Sequential*>(module.get());
+    if (sequential == nullptr || !chainable(*sequential)) {
+        return module;
+    }
+    auto network = std::make_unique<engine::Network>(sequential->sizeIn(), sequential->sizeOut());
+    std::string previous = sequential->sizeIn() > 0 ? "in" : "";
+    for (const auto& [name, child] : sequential->namedChildren()) {
+        std::unique_ptr<engine::Module> moved = sequential->removeModule(name);
+        const bool hasInput = moved->sizeIn() > 0;
+        network->addNode(name, asProbeableTree(std::move(moved)));
+        if (!previous.empty() && hasInput) {
+            network->connect(previous, name);
+        }
+        previous = name;
+    }
+    if (network->sizeOut() > 0) {
+        network->connect(previous, "out");
+    }
+    network->setStepsElapsed(sequential->stepsElapsed());
+    return network;
+}
+
+/// The signal under which evolve() records a spiking module's output.
+std::string spikeSignal(const engine::Module& module)
+{
+    const auto offered = module.recordableSignals();
+    for (const char* name : {"spikes", "output"}) {
+        if (std::find(offered.begin(), offered.end(), name) != offered.end()) {
+            return name;
+        }
+    }
+    return "out";
+}
+
+std::int64_t rowsOf(const engine::Tensor& data)
+{
+    return data.rank() >= 1 ? data.dim(0) : 0;
+}
+
+QString describePath(const std::string& path)
+{
+    return path.empty() ? LiveRun::tr("the root")
+                        : QStringLiteral("'%1'").arg(QString::fromStdString(path));
+}
+
+}  // namespace
+
+LiveRun::LiveRun(std::unique_ptr<engine::Module> model, const QString& tracedPath,
+                 LiveRunOptions options, QObject* parent)
+    : QObject(parent), m_options(options), m_tracedPath(tracedPath)
+{
+    if (!model) {
+        throw engine::Error("LiveRun: no model to run");
+    }
+    m_plotModel = structuralCopy(*model);
+    m_dt = m_plotModel->timeStep();
+    m_currentStep = model->stepsElapsed();
+    std::unique_ptr<engine::Module> running = asProbeableTree(std::move(model));
+
+    {
+        // The plan points into `running`: read it before the controller takes the tree.
+        const engine::ExecutionPlan plan = engine::compilePlan(*running);
+        for (const engine::PlanNode& node : plan.nodes) {
+            if (node.role != engine::PlanNode::Role::Module) {
+                continue;
+            }
+            m_probePaths.push_back(node.path);
+            if (node.module->spikingOutput() && node.sizeOut > 0) {
+                Track track;
+                track.path = node.path;
+                track.signal = spikeSignal(*node.module);
+                track.width = node.sizeOut;
+                track.spikes = true;
+                m_tracks.push_back(std::move(track));
+            }
+        }
+    }
+
+    engine::ControllerOptions controllerOptions;
+    controllerOptions.backend = m_options.backend;
+    controllerOptions.speed = m_options.speed;
+    m_controller =
+        std::make_unique<engine::SimulationController>(std::move(running), controllerOptions);
+
+    addTraceTrack();  // before the window is computed: its channels count too
+    computeWindow();
+    for (Track& track : m_tracks) {
+        track.capacity = track.spikes ? std::max<std::int64_t>(1, m_window * track.width)
+                                      : m_window;
+        track.probe = m_controller->addProbe({track.path, track.signal, {}}, track.capacity);
+    }
+
+    m_timer.setInterval(std::max(1, m_options.refreshIntervalMs));
+    connect(&m_timer, &QTimer::timeout, this, &LiveRun::poll);
+    m_timer.start();
+}
+
+LiveRun::~LiveRun()
+{
+    m_timer.stop();
+    m_controller.reset();  // joins the worker
+}
+
+void LiveRun::run()
+{
+    m_controller->run();
+}
+
+void LiveRun::pause()
+{
+    m_controller->pause();
+}
+
+void LiveRun::step(std::int64_t steps)
+{
+    m_controller->step(steps);
+}
+
+void LiveRun::resetState()
+{
+    m_controller->resetState();
+}
+
+void LiveRun::setSpeed(engine::Speed speed)
+{
+    m_controller->setSpeed(speed);
+}
+
+void LiveRun::addTraceTrack()
+{
+    m_hasTrace = false;
+    m_traceSignal.clear();
+    const std::string path = m_tracedPath.toStdString();
+    if (m_tracedPath.isNull() ||
+        std::find(m_probePaths.begin(), m_probePaths.end(), path) == m_probePaths.end()) {
+        return;
+    }
+    const engine::Module& module = m_plotModel->getSubmodule(path);
+    const std::string signal = membraneSignal(module);
+    if (signal.empty()) {
+        return;
+    }
+    Track track;
+    track.path = path;
+    track.signal = signal;
+    track.width = std::max<std::int64_t>(1, module.tensor(signal).numel());
+    for (const auto& view : module.attributes()) {
+        if (view.spec->name == signal) {
+            track.units = view.spec->units;
+        }
+    }
+    m_tracks.push_back(std::move(track));
+    m_hasTrace = true;
+    m_traceSignal = signal;
+}
+
+void LiveRun::setTracedPath(const QString& path)
+{
+    if (path == m_tracedPath && path.isNull() == m_tracedPath.isNull()) {
+        return;
+    }
+    if (m_hasTrace) {
+        m_controller->removeProbe(m_tracks.back().probe);
+        removeTrack(m_tracks.size() - 1);
+    }
+    m_tracedPath = path;
+    addTraceTrack();
+    computeWindow();
+    if (m_hasTrace) {
+        Track& track = m_tracks.back();
+        track.capacity = m_window;
+        track.probe = m_controller->addProbe({track.path, track.signal, {}}, track.capacity);
+    }
+    trimAll();
+    Q_EMIT updated();
+}
+
+void LiveRun::removeTrack(std::size_t index)
+{
+    eraseSeries(m_tracks[index]);
+    if (m_hasTrace && index + 1 == m_tracks.size()) {
+        m_hasTrace = false;
+        m_traceSignal.clear();
+    }
+    m_tracks.erase(m_tracks.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+void LiveRun::computeWindow()
+{
+    std::int64_t channels = 0;
+    for (const Track& track : m_tracks) {
+        channels += track.width;
+    }
+    std::int64_t window = std::max<std::int64_t>(1, m_options.maxWindowSteps);
+    if (channels > 0) {
+        window = std::min(window, std::max<std::int64_t>(1, m_options.maxWindowValues) / channels);
+    }
+    m_window = std::max<std::int64_t>(1, window);
+}
+
+engine::TimeSeries* LiveRun::seriesOf(const Track& track)
+{
+    const auto byPath = m_recording.find(track.path);
+    if (byPath == m_recording.end()) {
+        return nullptr;
+    }
+    const auto found = byPath->second.find(track.signal);
+    return found == byPath->second.end() ? nullptr : &found->second;
+}
+
+void LiveRun::eraseSeries(const Track& track)
+{
+    const auto byPath = m_recording.find(track.path);
+    if (byPath == m_recording.end()) {
+        return;
+    }
+    byPath->second.erase(track.signal);
+    if (byPath->second.empty()) {
+        m_recording.erase(byPath);
+    }
+}
+
+void LiveRun::clearTrack(Track& track)
+{
+    track.started = false;
+    track.resetByData = false;
+    track.stagedStart = 0;
+    track.stagedRows = 0;
+    track.staged.clear();  // keeps its capacity
+    track.windowEnd = 0;
+    eraseSeries(track);
+}
+
+bool LiveRun::stage(Track& track, const engine::ProbeSnapshot& snapshot)
+{
+    m_dropped += snapshot.dropped;
+    if (snapshot.steps <= 0) {
+        return false;
+    }
+    if (snapshot.width != track.width) {  // the engine's count is the truth
+        track.width = snapshot.width;
+        clearTrack(track);
+    }
+    const std::int64_t width = track.width;
+    const std::int64_t end = snapshot.firstStep + snapshot.steps;
+    std::int64_t from = snapshot.firstStep;
+    if (track.spikes && snapshot.dropped > 0 && !snapshot.events.empty()) {
+        // The oldest events went: a step is complete when it follows the oldest kept event's
+        // step, or when it lies in the last capacity / width steps (which always fit).
+        const std::int64_t complete =
+            std::min(snapshot.events.front().step + 1, end - track.capacity / width);
+        from = std::max(from, complete);
+    }
+    bool wentBack = false;
+    const std::int64_t expected = track.stagedStart + track.stagedRows;
+    if (!track.started || from != expected) {
+        wentBack = track.started && from < expected;
+        track.started = true;
+        track.stagedStart = from;
+        track.stagedRows = 0;
+    }
+    if (from >= end) {
+        return wentBack;
+    }
+    const std::int64_t rows = end - from;
+    const auto offset = static_cast<std::size_t>(track.stagedRows * width);
+    track.staged.resize(offset + static_cast<std::size_t>(rows * width));
+    float* out = track.staged.data() + offset;
+    if (track.spikes) {
+        std::fill(out, out + rows * width, 0.0F);
+        for (const engine::SpikeEvent& e : snapshot.events) {
+            if (e.step >= from) {
+                out[(e.step - from) * width + e.neuron] = static_cast<float>(e.count);
+            }
+        }
+    } else {
+        const float* in = snapshot.values.data() + (from - snapshot.firstStep) * width;
+        std::copy(in, in + rows * width, out);
+    }
+    track.stagedRows += rows;
+    return wentBack;
+}
+
+bool LiveRun::commit()
+{
+    std::int64_t upTo = std::numeric_limits<std::int64_t>::max();
+    bool any = false;
+    for (const Track& track : m_tracks) {
+        if (track.started) {
+            upTo = std::min(upTo, track.stagedStart + track.stagedRows);
+            any = true;
+        }
+    }
+    if (!any) {
+        return false;
+    }
+    bool changed = false;
+    for (Track& track : m_tracks) {
+        if (!track.started) {
+            continue;
+        }
+        if (track.stagedStart >= upTo) {
+            if (track.windowEnd != upTo && seriesOf(track) != nullptr) {
+                eraseSeries(track);  // restarts after a gap once the others catch up
+                changed = true;
+            }
+            continue;
+        }
+        const std::int64_t rows = upTo - track.stagedStart;
+        appendToSeries(track, track.stagedStart, track.staged.data(), rows);
+        const auto done = track.staged.begin() + static_cast<std::ptrdiff_t>(rows * track.width);
+        const auto kept = track.staged.begin() +
+                          static_cast<std::ptrdiff_t>(track.stagedRows * track.width);
+        std::copy(done, kept, track.staged.begin());
+        track.stagedRows -= rows;
+        track.staged.resize(static_cast<std::size_t>(track.stagedRows * track.width));
+        track.stagedStart = upTo;
+        changed = true;
+    }
+    m_currentStep = upTo;
+    return changed;
+}
+
+void LiveRun::appendToSeries(Track& track, std::int64_t firstStep, const float* rows,
+                             std::int64_t count)
+{
+    const std::int64_t width = track.width;
+    engine::TimeSeries* series = seriesOf(track);
+    if (series == nullptr) {
+        series = &m_recording[track.path][track.signal];
+        series->dt = m_dt;
+        series->units = track.units;
+        series->spikes = track.spikes;
+    }
+    const std::int64_t have = rowsOf(series->data);
+    const std::int64_t old = track.windowEnd == firstStep ? have : 0;  // else: restart
+    const std::int64_t total = std::min(old + count, m_window);
+    const std::int64_t keepNew = std::min(count, total);
+    const std::int64_t keepOld = total - keepNew;
+    const float* newRows = rows + (count - keepNew) * width;
+    if (have == total) {
+        // Steady state: slide in place, no allocation.
+        float* d = series->data.data();
+        std::copy(d + (old - keepOld) * width, d + old * width, d);
+        std::copy(newRows, newRows + keepNew * width, d + keepOld * width);
+    } else {
+        engine::Tensor grown(engine::Shape{total, width});
+        const float* d = series->data.data();
+        std::copy(d + (old - keepOld) * width, d + old * width, grown.data());
+        std::copy(newRows, newRows + keepNew * width, grown.data() + keepOld * width);
+        series->data = std::move(grown);
+    }
+    track.windowEnd = firstStep + count;
+    series->tStart = static_cast<double>(track.windowEnd - total) * m_dt;
+}
+
+void LiveRun::trimAll()
+{
+    for (Track& track : m_tracks) {
+        engine::TimeSeries* series = seriesOf(track);
+        if (series == nullptr || rowsOf(series->data) <= m_window) {
+            continue;
+        }
+        const std::int64_t have = rowsOf(series->data);
+        engine::Tensor kept(engine::Shape{m_window, track.width});
+        const float* d = series->data.data() + (have - m_window) * track.width;
+        std::copy(d, d + m_window * track.width, kept.data());
+        series->data = std::move(kept);
+        series->tStart = static_cast<double>(track.windowEnd - m_window) * m_dt;
+    }
+}
+
+void LiveRun::handleEvents(bool* changed)
+{
+    for (const engine::ControllerEvent& e : m_controller->takeEvents()) {
+        switch (e.kind) {
+        case engine::ControllerEvent::Kind::Running:
+        case engine::ControllerEvent::Kind::Paused: {
+            const bool running = e.kind == engine::ControllerEvent::Kind::Running;
+            if (running != m_running) {
+                m_running = running;
+                Q_EMIT runningChanged(running);
+            }
+            break;
+        }
+        case engine::ControllerEvent::Kind::StepsDone:
+            Q_EMIT stepsDone();
+            break;
+        case engine::ControllerEvent::Kind::StateReset:
+            for (Track& track : m_tracks) {
+                if (track.resetByData) {
+                    track.resetByData = false;  // already restarted at step 0
+                } else {
+                    clearTrack(track);
+                }
+            }
+            m_currentStep = 0;
+            *changed = true;
+            break;
+        case engine::ControllerEvent::Kind::NonFinitePause:
+            if (e.nonFinite) {
+                const engine::NonFinite& bad = *e.nonFinite;
+                Q_EMIT failed(tr("The simulation paused: state '%1' of %2 became %3 at element "
+                                 "%4 (found after step %5). Check weights, time constants and "
+                                 "inputs.")
+                                  .arg(QString::fromStdString(bad.attribute),
+                                       describePath(bad.path),
+                                       QString::number(static_cast<double>(bad.value)))
+                                  .arg(bad.index)
+                                  .arg(e.step));
+            } else {
+                Q_EMIT failed(QString::fromStdString(e.message));
+            }
+            break;
+        case engine::ControllerEvent::Kind::Error: {
+            for (std::size_t k = 0; e.probe.valid() && k < m_tracks.size(); ++k) {
+                if (m_tracks[k].probe == e.probe) {
+                    removeTrack(k);  // never resolved, or gone: stop waiting for its data
+                    *changed = true;
+                    break;
+                }
+            }
+            Q_EMIT failed(tr("%1 failed: %2")
+                              .arg(QString::fromStdString(e.commandText),
+                                   QString::fromStdString(e.message)));
+            break;
+        }
+        case engine::ControllerEvent::Kind::ProbesChanged:
+        case engine::ControllerEvent::Kind::ExecutorRebuilt:
+            break;
+        }
+    }
+}
+
+void LiveRun::poll()
+{
+    bool changed = false;
+    handleEvents(&changed);
+    for (Track& track : m_tracks) {
+        track.resetByData = false;  // the reset's event, if any, was in these events
+    }
+    bool wentBack = false;
+    for (Track& track : m_tracks) {
+        const std::optional<engine::ProbeSnapshot> snapshot = m_controller->takeProbe(track.probe);
+        if (snapshot && stage(track, *snapshot)) {
+            track.resetByData = true;
+            wentBack = true;
+        }
+    }
+    if (wentBack) {
+        // A reset landed after this poll took the events: its event comes with the next poll.
+        // Tracks taken before it still hold pre-reset data; restart them too, and let that
+        // event keep what every track drains from step 0 on.
+        for (Track& track : m_tracks) {
+            if (!track.resetByData) {
+                clearTrack(track);
+                track.resetByData = true;
+            }
+        }
+        changed = true;
+    }
+    changed = commit() || changed;
+    if (m_tracks.empty()) {
+        m_currentStep = m_controller->currentStep();
+    }
+    if (changed) {
+        Q_EMIT updated();
+    }
+}
+
+bool LiveRun::waitIdle(std::chrono::milliseconds timeout)
+{
+    const bool idle = m_controller->waitIdle(timeout);
+    poll();
+    return idle;
+}
+
+}  // namespace spike::ui

@@ -1,0 +1,266 @@
+// MainWindow: running the document's model and drawing what it records. The simulation runs on
+// a copy of the document's model inside a LiveRun (one SimulationController worker); the plots
+// redraw when LiveRun's timer has drained new samples, never per step. See main_window.hpp.
+#include "main_window.hpp"
+
+#include "document_file.hpp"
+#include "live_run.hpp"
+#include "raster_plot.hpp"
+#include "trace_plot.hpp"
+
+#include "engine/error.hpp"
+#include "engine/model_io.hpp"
+
+#include <QAction>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QLabel>
+#include <QLocale>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+
+#include <chrono>
+
+namespace spike::ui {
+
+namespace {
+
+constexpr std::chrono::milliseconds kRunWait{60'000};
+
+}  // namespace
+
+const engine::Recording* MainWindow::lastRecording() const
+{
+    return m_run && m_run->currentStep() > 0 ? &m_run->recording() : nullptr;
+}
+
+std::int64_t MainWindow::simulatedSteps() const
+{
+    return m_run ? m_run->currentStep() : 0;
+}
+
+QString MainWindow::tracedPath() const
+{
+    if (const engine::Module* m = m_doc->module(m_inspected); m != nullptr && !membraneSignal(*m).empty()) {
+        return selectedModulePath();
+    }
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        if (!membraneSignal(*module).empty()) {
+            return QString::fromStdString(path);
+        }
+    }
+    return {};
+}
+
+bool MainWindow::ensureRun(QString* error)
+{
+    if (m_run) {
+        return true;
+    }
+    try {
+        // The worker owns its own copy: the document stays editable and keeps initial states.
+        engine::ModelDocument copy = engine::modelFromJson(m_doc->toJson(), "the document", ".");
+        m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath());
+    } catch (const engine::Error& e) {
+        const QString message = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Cannot run: %1").arg(message));
+        if (error != nullptr) {
+            *error = message;
+        }
+        return false;
+    }
+    connect(m_run.get(), &LiveRun::updated, this, &MainWindow::refreshPlots);
+    connect(m_run.get(), &LiveRun::runningChanged, this, &MainWindow::updateRunControls);
+    connect(m_run.get(), &LiveRun::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Simulation: %1").arg(message));
+    });
+    applySpeed();
+    return true;
+}
+
+void MainWindow::dropRun(const QString& reason)
+{
+    m_run.reset();
+    clearPlots(reason);
+    updateRunControls();
+}
+
+bool MainWindow::runSteps(int steps, QString* error)
+{
+    const auto fail = [this, error](const QString& message) {
+        statusBar()->showMessage(tr("Run failed: %1").arg(message));
+        if (error != nullptr) {
+            *error = message;
+        }
+        return false;
+    };
+    if (steps < 1 || steps > kMaxSteps) {
+        return fail(tr("the number of steps must be between 1 and %L1, got %L2").arg(kMaxSteps).arg(steps));
+    }
+    QString message;
+    if (!ensureRun(&message)) {
+        return fail(message);
+    }
+    QString failure;
+    const QMetaObject::Connection watch =
+        connect(m_run.get(), &LiveRun::failed, this, [&failure](const QString& m) { failure = m; });
+    QElapsedTimer timer;
+    timer.start();
+    m_run->setSpeed(engine::Speed::fastest());  // the caller waits: no pacing
+    m_run->step(steps);
+    const bool idle = m_run->waitIdle(kRunWait);
+    applySpeed();
+    const double elapsedMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
+    disconnect(watch);
+    if (!idle) {
+        return fail(tr("the simulation did not finish %L1 steps within %2 s").arg(steps).arg(kRunWait.count() / 1000));
+    }
+    refreshPlots();
+    if (!failure.isEmpty()) {
+        return fail(failure);
+    }
+    const SpikeSummary spikes = summariseSpikes(m_run->recording());
+    QString text = tr("Ran %L1 steps in %2 ms — %L3 spikes in the plotted window")
+                       .arg(steps)
+                       .arg(QLocale().toString(elapsedMs, 'f', elapsedMs < 10.0 ? 2 : 1))
+                       .arg(spikes.spikes);
+    if (spikes.multi > 0) {
+        text += tr(" (%L1 steps where a neuron fired several spikes are drawn as one dot)").arg(spikes.multi);
+    }
+    statusBar()->showMessage(text);
+    return true;
+}
+
+bool MainWindow::runFor(double seconds, QString* error)
+{
+    QString message;
+    if (!(seconds > 0.0) || seconds > 3600.0) {
+        message = tr("the run time must be between 0 and 3600 s, got %1").arg(seconds);
+    } else if (ensureRun(&message)) {
+        QString failure;
+        const QMetaObject::Connection watch =
+            connect(m_run.get(), &LiveRun::failed, this, [&failure](const QString& m) { failure = m; });
+        m_run->run();
+        QEventLoop loop;
+        QTimer::singleShot(static_cast<int>(seconds * 1000.0), &loop, &QEventLoop::quit);
+        loop.exec();  // the plots redraw from LiveRun's timer meanwhile
+        m_run->pause();
+        const bool idle = m_run->waitIdle(kRunWait);
+        disconnect(watch);
+        refreshPlots();
+        updateRunControls();
+        message = !idle ? tr("the simulation did not pause") : failure;
+        if (message.isEmpty()) {
+            return true;
+        }
+    }
+    statusBar()->showMessage(tr("Run failed: %1").arg(message));
+    if (error != nullptr) {
+        *error = message;
+    }
+    return false;
+}
+
+void MainWindow::resetState()
+{
+    dropRun(tr("state reset — press Run to simulate from t = 0"));
+    statusBar()->showMessage(tr("State reset: the next run starts at t = 0 from the initial states"));
+}
+
+void MainWindow::toggleRun()
+{
+    if (m_run && m_run->isRunning()) {
+        m_run->pause();
+        return;
+    }
+    QString error;
+    if (ensureRun(&error)) {
+        m_run->run();
+    }
+}
+
+void MainWindow::stepInteractively()
+{
+    QString error;
+    if (ensureRun(&error)) {
+        m_run->step(m_steps->value());
+    }
+}
+
+void MainWindow::applySpeed()
+{
+    if (m_run && m_speed != nullptr) {
+        const double factor = m_speed->currentData().toDouble();
+        m_run->setSpeed(factor > 0.0 ? engine::Speed::realTime(factor) : engine::Speed::fastest());
+    }
+}
+
+void MainWindow::updateRunControls()
+{
+    const bool running = m_run && m_run->isRunning();
+    m_runAction->setText(running ? tr("Pause") : tr("Run"));
+    m_runAction->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    const std::int64_t steps = simulatedSteps();
+    const double dtMs = (m_run ? m_run->timeStep() : m_doc->root().timeStep()) * 1e3;
+    m_clock->setText(tr("t = %1 ms (%L2 steps)%3")
+                         .arg(QLocale().toString(static_cast<double>(steps) * dtMs, 'f', 1))
+                         .arg(steps)
+                         .arg(running ? tr(" — running") : QString()));
+}
+
+// ---- plots --------------------------------------------------------------------------------------
+
+void MainWindow::refreshPlots()
+{
+    updateRunControls();
+    if (!m_run || m_run->currentStep() == 0) {
+        return;
+    }
+    const engine::Recording& recording = m_run->recording();
+    const engine::Module& root = m_run->plotModel();
+    m_rasterPlot->showRecording(root, recording);
+
+    const QString path = m_run->tracedPath();
+    const engine::Module* module = nullptr;
+    try {
+        module = path.isNull() ? nullptr : &root.getSubmodule(path.toStdString());
+    } catch (const engine::Error&) {
+        module = nullptr;
+    }
+    const std::string signal = module != nullptr ? membraneSignal(*module) : std::string();
+    const engine::TimeSeries* series = nullptr;
+    if (const auto byModule = recording.find(path.toStdString()); byModule != recording.end() && !signal.empty()) {
+        const auto found = byModule->second.find(signal);
+        series = found != byModule->second.end() ? &found->second : nullptr;
+    }
+    if (series == nullptr || module == nullptr) {
+        m_tracePlot->showEmpty(tr("Membrane potential"),
+                               tr("time [ms] — select a neuron layer to see its membrane potential"));
+    } else {
+        m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series);
+    }
+    m_tracePlot->xAxis->setRange(m_rasterPlot->xAxis->range());
+    m_tracePlot->replot();
+}
+
+void MainWindow::clearPlots(const QString& explanation)
+{
+    m_rasterPlot->showEmpty(tr("Spike raster"), tr("time [ms] — %1").arg(explanation));
+    m_tracePlot->showEmpty(tr("Membrane potential"), tr("time [ms] — %1").arg(explanation));
+    const double dtMs = m_doc->root().timeStep() * 1e3;
+    m_rasterPlot->xAxis->setRange(0.0, (m_steps != nullptr ? m_steps->value() : kDefaultSteps) * dtMs);
+    m_rasterPlot->replot();
+    m_tracePlot->replot();
+}
+
+void MainWindow::showWholeRun()
+{
+    if (m_run && m_run->currentStep() > 0) {
+        refreshPlots();
+    }
+}
+
+}  // namespace spike::ui
