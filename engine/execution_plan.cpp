@@ -75,7 +75,10 @@ struct Flattener {
             e.connection = c.name;
             e.projection = c.hasProjection ? net.projection(c.name) : nullptr;
             if (c.from.node.empty()) {
+                const PortSpec slice = net.resolve(c.from.toString(), true).second;
                 e.from = in;
+                e.fromOffset = slice.offset;
+                e.fromSize = slice.size;
             } else {
                 e.from = ends.at(c.from.node).source;
                 const Module& m = net.getSubmodule(c.from.node);
@@ -86,12 +89,11 @@ struct Flattener {
                     }
                 }
             }
-            if (c.from.node.empty()) {
-                e.fromSize = net.sizeIn();
-            }
             if (c.to.node.empty()) {
+                const PortSpec slice = net.resolve(c.to.toString(), false).second;
                 e.to = out;
-                e.toSize = net.sizeOut();
+                e.toOffset = slice.offset;
+                e.toSize = slice.size;
             } else {
                 e.to = ends.at(c.to.node).target;
                 const Module& m = net.getSubmodule(c.to.node);

@@ -373,11 +373,48 @@ std::unique_ptr<Module> createModuleList(const nlohmann::json& config)
     return std::make_unique<ModuleList>();
 }
 
-/// Network: config {"input_size": n, "output_size": m} (both default 0).
+/// Named boundary ports of a Network config: [{"name": "exc", "size": 800}, ...].
+std::vector<BoundaryPort> configPorts(const nlohmann::json& config, const char* key)
+{
+    const nlohmann::json& list = config.at(key);
+    if (!list.is_array()) {
+        throw Error(std::string("config: '") + key + "' must be a list of {\"name\", \"size\"} objects");
+    }
+    std::vector<BoundaryPort> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const nlohmann::json& p = list[i];
+        const std::string where = std::string(key) + "/" + std::to_string(i);
+        if (!p.is_object() || !p.contains("name") || !p.at("name").is_string() || !p.contains("size")) {
+            throw Error("config: '" + where + "' must be an object {\"name\": string, \"size\": integer}");
+        }
+        rejectUnknownKeys(p, {"name", "size"});
+        out.push_back({p.at("name").get<std::string>(), configInt(p, "size", 1, kMaxNeurons)});
+    }
+    return out;
+}
+
+/// Network: config {"input_size": n, "output_size": m} (both default 0), or "input_ports" /
+/// "output_ports" lists of {"name", "size"} instead of a side's size.
 std::unique_ptr<Module> createNetwork(const nlohmann::json& config)
 {
     requireObject(config);
-    rejectUnknownKeys(config, {"input_size", "output_size"});
+    rejectUnknownKeys(config, {"input_size", "output_size", "input_ports", "output_ports"});
+    for (const auto& [size, ports] : {std::pair{"input_size", "input_ports"}, {"output_size", "output_ports"}}) {
+        if (config.contains(size) && config.contains(ports)) {
+            throw Error(std::string("config: give either '") + size + "' or '" + ports + "', not both");
+        }
+    }
+    if (config.contains("input_ports") || config.contains("output_ports")) {
+        auto side = [&](const char* size, const char* ports) {
+            if (config.contains(ports)) {
+                return configPorts(config, ports);
+            }
+            const std::int64_t n = config.contains(size) ? configInt(config, size, 0, kMaxNeurons) : 0;
+            return n == 0 ? std::vector<BoundaryPort>{}
+                          : std::vector<BoundaryPort>{{size == std::string("input_size") ? "in" : "out", n}};
+        };
+        return std::make_unique<Network>(side("input_size", "input_ports"), side("output_size", "output_ports"));
+    }
     const std::int64_t in = config.contains("input_size")
                                 ? configInt(config, "input_size", 0, kMaxNeurons)
                                 : 0;

@@ -47,15 +47,111 @@ Network::Network(std::int64_t inputSize, std::int64_t outputSize)
     }
 }
 
+namespace {
+
+std::int64_t checkedPorts(const std::vector<BoundaryPort>& ports, const char* side)
+{
+    std::int64_t total = 0;
+    std::set<std::string> seen;
+    for (const BoundaryPort& p : ports) {
+        if (p.name.empty() || p.name.find('.') != std::string::npos || !seen.insert(p.name).second) {
+            throw Error(std::string("Network: ") + side + " port '" + p.name +
+                        "': names must be non-empty, without '.', and unique on their side");
+        }
+        if (p.size < 1 || p.size > kMaxBoundary) {
+            throw Error(std::string("Network: ") + side + " port '" + p.name + "' must have 1 to " +
+                        std::to_string(kMaxBoundary) + " channels, got " + std::to_string(p.size));
+        }
+        total += p.size;
+    }
+    if (total > kMaxBoundary) {
+        throw Error(std::string("Network: the ") + side + " ports add up to " + std::to_string(total) +
+                    " channels, more than " + std::to_string(kMaxBoundary));
+    }
+    return total;
+}
+
+nlohmann::json portsJson(const std::vector<BoundaryPort>& ports)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const BoundaryPort& p : ports) {
+        out.push_back({{"name", p.name}, {"size", p.size}});
+    }
+    return out;
+}
+
+std::vector<PortSpec> portSpecs(const std::vector<BoundaryPort>& ports, const std::string& whole,
+                                std::int64_t size)
+{
+    if (ports.empty()) {
+        return {PortSpec{whole, 0, size, false}};
+    }
+    std::vector<PortSpec> out;
+    std::int64_t offset = 0;
+    for (const BoundaryPort& p : ports) {
+        out.push_back(PortSpec{p.name, offset, p.size, false});
+        offset += p.size;
+    }
+    return out;
+}
+
+}  // namespace
+
+Network::Network(std::vector<BoundaryPort> inputs, std::vector<BoundaryPort> outputs)
+    : Network(checkedPorts(inputs, "input"), checkedPorts(outputs, "output"))
+{
+    // One port named after its side is the unsplit side.
+    const auto whole = [](const std::vector<BoundaryPort>& ports, const char* side) {
+        return ports.size() == 1 && ports.front().name == side;
+    };
+    for (const auto& [ports, side] : {std::pair{&inputs, "in"}, {&outputs, "out"}}) {
+        if (!whole(*ports, side)) {
+            for (const BoundaryPort& p : *ports) {
+                if (p.name == "in" || p.name == "out") {
+                    throw Error(std::string("Network: a port may be called '") + p.name +
+                                "' only when it is its side's only port");
+                }
+            }
+        }
+    }
+    if (!whole(inputs, "in")) {
+        m_inPorts = std::move(inputs);
+    }
+    if (!whole(outputs, "out")) {
+        m_outPorts = std::move(outputs);
+    }
+}
+
 nlohmann::json Network::config() const
 {
-    return {{"input_size", sizeIn()}, {"output_size", sizeOut()}};
+    nlohmann::json out = nlohmann::json::object();
+    if (m_inPorts.empty()) {
+        out["input_size"] = sizeIn();
+    } else {
+        out["input_ports"] = portsJson(m_inPorts);
+    }
+    if (m_outPorts.empty()) {
+        out["output_size"] = sizeOut();
+    } else {
+        out["output_ports"] = portsJson(m_outPorts);
+    }
+    return out;
 }
 
 std::string Network::extraRepr() const
 {
     return "input_size=" + std::to_string(sizeIn()) + ", output_size=" +
            std::to_string(sizeOut()) + ", connections=" + std::to_string(m_connections.size());
+}
+
+std::vector<PortSpec> Network::inputPorts() const
+{
+    return portSpecs(m_inPorts, "in", sizeIn());
+}
+
+std::vector<PortSpec> Network::outputPorts() const
+{
+    return portSpecs(m_outPorts, "out", sizeOut());
 }
 
 Module& Network::addNode(const std::string& name, std::unique_ptr<Module> node)
@@ -201,22 +297,11 @@ Projection* Network::projection(const std::string& name) const
 std::pair<Endpoint, PortSpec> Network::resolve(const std::string& text, bool asSource) const
 {
     const std::string role = asSource ? "source" : "target";
-    if (text == "in" || text == "out") {
-        const bool input = text == "in";
-        if (input != asSource) {
-            throw Error(where() + ": '" + text + "' is the network's own " +
-                        (input ? "input; it can only be a connection's source"
-                               : "output; it can only be a connection's target"));
-        }
-        const std::int64_t size = input ? sizeIn() : sizeOut();
-        if (size == 0) {
-            throw Error(where() + ": the network has no " + (input ? "input" : "output") +
-                        " channels (" + (input ? "input_size" : "output_size") + " is 0)");
-        }
-        return {Endpoint{"", text}, PortSpec{text, 0, size, false}};
-    }
     const auto dot = text.find('.');
     const std::string node = text.substr(0, dot);
+    if (node == "in" || node == "out") {
+        return resolveBoundary(text, asSource);
+    }
     const std::string port = dot == std::string::npos ? "" : text.substr(dot + 1);
     if (node.empty()) {
         throw Error(where() + ": connection " + role + " '" + text +
@@ -251,6 +336,40 @@ std::pair<Endpoint, PortSpec> Network::resolve(const std::string& text, bool asS
     throw Error(where() + ": connection " + role + " '" + text + "': " + m->className() + " '" +
                 node + "' has no " + kind + " port '" + port + "' (" + kind +
                 " ports: " + portList(ports) + ")");
+}
+
+std::pair<Endpoint, PortSpec> Network::resolveBoundary(const std::string& text, bool asSource) const
+{
+    const auto dot = text.find('.');
+    const std::string side = text.substr(0, dot);
+    const bool input = side == "in";
+    if (input != asSource) {
+        throw Error(where() + ": '" + text + "' is the network's own " +
+                    (input ? "input; it can only be a connection's source"
+                           : "output; it can only be a connection's target"));
+    }
+    const std::int64_t size = input ? sizeIn() : sizeOut();
+    if (size == 0) {
+        throw Error(where() + ": the network has no " + (input ? "input" : "output") +
+                    " channels (" + (input ? "input_size" : "output_size") + " is 0)");
+    }
+    if (dot == std::string::npos) {
+        return {Endpoint{"", text}, PortSpec{text, 0, size, false}};
+    }
+    const std::string name = text.substr(dot + 1);
+    const std::vector<BoundaryPort>& ports = input ? m_inPorts : m_outPorts;
+    std::int64_t offset = 0;
+    std::string names;
+    for (const BoundaryPort& p : ports) {
+        if (p.name == name) {
+            return {Endpoint{"", text}, PortSpec{text, offset, p.size, false}};
+        }
+        offset += p.size;
+        names += (names.empty() ? "'" : ", '") + p.name + "'";
+    }
+    throw Error(where() + ": the network has no " + (input ? "input" : "output") + " port '" + name +
+                "' (" + (input ? "input" : "output") + " ports: " +
+                (names.empty() ? std::string("none; '") + side + "' is its only one" : names) + ")");
 }
 
 bool Network::nameTaken(const std::string& name) const

@@ -6,7 +6,10 @@
 // through unchanged (sizes must match) or carries a Projection child, named after the
 // connection, that maps the source size to the target size. Several connections into one port
 // sum, in connection order. Endpoints are written "node.port", "node" (its only port), "in" or
-// "out"; children may therefore not be called "in" or "out".
+// "out"; children may therefore not be called "in" or "out". A network's input and output may
+// be split into named boundary ports (consecutive slices, in order): outside, they are its input
+// and output ports ("group.exc"); inside, "in.exc" is a source and "out.rate" a target. "in" and
+// "out" alone always mean the whole input and output.
 //
 // Cycles are legal: a connection that closes a cycle of undelayed connections is marked
 // `delayed` when it is made and delivers the source's value of the previous step. The flag is
@@ -47,17 +50,38 @@ struct Connection {
     bool hasProjection = false;  ///< the child named `name` is this connection's Projection
 };
 
+/// A named slice of a network's input or output.
+struct BoundaryPort {
+    std::string name;       ///< non-empty, no '.', unique on its side
+    std::int64_t size = 0;  ///< channels, >= 1
+    bool operator==(const BoundaryPort& o) const { return name == o.name && size == o.size; }
+};
+
 /// Explicitly wired container; see the file comment.
 class Network : public Module {
 public:
     /// A network with `inputSize` external input channels (0: driven by its own sources) and
-    /// `outputSize` external output channels (0: observed through probes only).
+    /// `outputSize` external output channels (0: observed through probes only), each one port
+    /// ("in" / "out").
     explicit Network(std::int64_t inputSize = 0, std::int64_t outputSize = 0);
+    /// A network whose input and output are split into these named ports, in channel order (an
+    /// empty list: no channels on that side; one port called "in" / "out": that side unsplit).
+    /// Throws Error for an empty, dotted or repeated name, "in" / "out" among several ports, or a
+    /// size below 1.
+    Network(std::vector<BoundaryPort> inputs, std::vector<BoundaryPort> outputs);
 
     std::string className() const override { return "Network"; }
-    /// {"input_size": n, "output_size": m}.
+    /// {"input_size": n, "output_size": m}, or "input_ports" / "output_ports" as
+    /// [{"name": ..., "size": ...}, ...] for a side split into named ports.
     nlohmann::json config() const override;
     std::string extraRepr() const override;
+    /// The named input ports, or one port "in" covering the whole input.
+    std::vector<PortSpec> inputPorts() const override;
+    /// The named output ports, or one port "out" covering the whole output.
+    std::vector<PortSpec> outputPorts() const override;
+    /// The named ports of each side (empty: the side is one port, "in" / "out").
+    const std::vector<BoundaryPort>& boundaryInputs() const { return m_inPorts; }
+    const std::vector<BoundaryPort>& boundaryOutputs() const { return m_outPorts; }
 
     /// Adds a node (any module but a Projection). Throws Error for a bad or taken name.
     Module& addNode(const std::string& name, std::unique_ptr<Module> node);
@@ -105,8 +129,9 @@ public:
     /// The projection of connection `name`, or nullptr when it has none.
     Projection* projection(const std::string& name) const;
 
-    /// Resolves "node.port" / "node" / "in" / "out" as a source (output) or target (input) end:
-    /// the endpoint plus the port's slice. Throws Error naming the network, node and ports.
+    /// Resolves "node.port" / "node" / "in" / "in.port" / "out" / "out.port" as a source
+    /// (output) or target (input) end: the endpoint (the boundary's: node "", port "in",
+    /// "in.exc", ...) plus the port's slice. Throws Error naming the network, node and ports.
     std::pair<Endpoint, PortSpec> resolve(const std::string& text, bool asSource) const;
 
     /// Value a delayed connection will deliver at the next step (its source port's last output),
@@ -133,6 +158,11 @@ private:
     /// Whether `to` reaches `from` through undelayed connections (so from → to closes a cycle).
     bool reaches(const std::string& fromNode, const std::string& toNode) const;
 
+    /// The boundary endpoint `text` ("in", "in.exc", "out", "out.rate") with its slice.
+    std::pair<Endpoint, PortSpec> resolveBoundary(const std::string& text, bool asSource) const;
+
+    std::vector<BoundaryPort> m_inPorts;
+    std::vector<BoundaryPort> m_outPorts;
     std::vector<Connection> m_connections;
     std::map<std::string, std::vector<float>> m_delayedValues;  ///< connection → last value
 };

@@ -268,6 +268,73 @@ private Q_SLOTS:
         QVERIFY(plan.findNode("sub.in") >= 0);
     }
 
+    void namedBoundaryPorts()
+    {
+        // sub: input ports "a" (3) and "b" (2) into two LIFs, output ports "x" (3) and "y" (2).
+        const auto makeSub = [] {
+            auto sub = std::make_unique<Network>(std::vector<BoundaryPort>{{"a", 3}, {"b", 2}},
+                                                 std::vector<BoundaryPort>{{"x", 3}, {"y", 2}});
+            sub->addNode("p", std::make_unique<LIF>(3, 3, false, AttributeMap{{"threshold", scalar(0.1F)}}));
+            sub->addNode("q", std::make_unique<LIF>(2, 2, false, AttributeMap{{"threshold", scalar(0.2F)}}));
+            sub->connect("in.a", "p");
+            sub->connect("in.b", "q");
+            sub->connect("p", "out.x");
+            sub->connect("q", "out.y");
+            return sub;
+        };
+        auto sub = makeSub();
+        QCOMPARE(sub->sizeIn(), std::int64_t{5});
+        QCOMPARE(sub->sizeOut(), std::int64_t{5});
+        const auto ins = sub->inputPorts();
+        QCOMPARE(ins.size(), std::size_t{2});
+        QVERIFY(ins[1].name == "b" && ins[1].offset == 3 && ins[1].size == 2);
+        QCOMPARE(sub->connections().front().from.toString(), std::string("in.a"));
+        expectError([&] { sub->connect("in.c", "p"); },
+                    "the network has no input port 'c' (input ports: 'a', 'b')");
+        expectError([&] { sub->connect("p", "in.a"); }, "it can only be a connection's source");
+        expectError([&] { sub->connect("in.b", "p"); }, "sizes differ");
+        expectError([] { Network bad(std::vector<BoundaryPort>{{"a", 1}, {"a", 2}}, {}); }, "unique on their side");
+        expectError([] { Network bad(std::vector<BoundaryPort>{{"in", 1}, {"a", 2}}, {}); },
+                    "only when it is its side's only port");
+        expectError([] { Network bad(std::vector<BoundaryPort>{{"a", 0}}, {}); }, "must have 1 to");
+
+        // Nested with the ports wired from outside equals the same LIFs wired flat.
+        const auto projection = [](std::int64_t n, std::int64_t m, unsigned seed) {
+            auto w = std::make_unique<DenseProjection>(n, m);
+            spike::tests::randomize(*w, seed);
+            return w;
+        };
+        Network nested(std::vector<BoundaryPort>{{"in", 5}}, std::vector<BoundaryPort>{{"x", 3}, {"y", 2}});
+        QVERIFY(nested.boundaryInputs().empty());  // one port called "in" is the unsplit input
+        nested.addNode("sub", std::move(sub));
+        nested.connect("in", "sub.a", projection(5, 3, 4));
+        nested.connect("in", "sub.b", projection(5, 2, 5));
+        nested.connect("sub.x", "out.x");
+        nested.connect("sub.y", "out.y");
+        Network flat(std::vector<BoundaryPort>{{"in", 5}}, std::vector<BoundaryPort>{{"x", 3}, {"y", 2}});
+        flat.addNode("p", std::make_unique<LIF>(3, 3, false, AttributeMap{{"threshold", scalar(0.1F)}}));
+        flat.addNode("q", std::make_unique<LIF>(2, 2, false, AttributeMap{{"threshold", scalar(0.2F)}}));
+        flat.connect("in", "p", projection(5, 3, 4));
+        flat.connect("in", "q", projection(5, 2, 5));
+        flat.connect("p", "out.x");
+        flat.connect("q", "out.y");
+        const Tensor input = spike::tests::uniformTensor(Shape{60, 5}, 7, 0.0, 0.6);
+        const Tensor expected = flat.evolve(input).output;
+        QVERIFY(count(std::vector<float>(expected.data(), expected.data() + expected.numel())) > 0);
+        QVERIFY(nested.evolve(input).output.identical(expected));
+
+        // The model file keeps the ports, and the loaded network runs the same.
+        nested.resetState();
+        const nlohmann::json doc = modelToJson(nested);
+        QCOMPARE(doc["model"]["config"]["output_ports"][1]["name"], nlohmann::json("y"));
+        QVERIFY(doc["model"]["config"].contains("input_size"));
+        auto back = modelFromJson(doc, "ports.json", ".").root;
+        QVERIFY(back->evolve(input).output.identical(expected));
+        nlohmann::json both = doc;
+        both["model"]["config"]["output_size"] = 5;
+        expectError([&] { (void)modelFromJson(both, "both.json", "."); }, "not both");
+    }
+
     void probesResolveAndComplain()
     {
         auto net = mixedNetwork();

@@ -200,8 +200,8 @@ private:
     engine::AttributeMap m_before;  ///< every settable attribute of the module before the edit
 };
 
-/// Moves graph nodes of one Network into a new child Network wired so that it simulates
-/// bit-identically (see docs/editor-model.md for the wiring patterns it accepts).
+/// Moves graph nodes of one Network into a new child Network with one boundary port per source
+/// a cut wire reads, wired so that it simulates bit-identically (docs/editor-model.md).
 class GroupCommand : public GraphCommand {
 public:
     GroupCommand(GraphDocument& doc, std::vector<NodeId> nodes, std::string name = "group");

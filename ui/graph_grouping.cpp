@@ -1,18 +1,20 @@
 // GroupCommand, UngroupCommand, copyFragment and PasteCommand. See graph_commands.hpp and
 // docs/editor-model.md.
 //
-// Bit-identical grouping. A Network has one input port "in" and one output port "out", and the
-// executor sums the wires into a port in connection order, starting from zero. A cut wire can
-// therefore be routed through the group's boundary without changing a single float only in two
-// shapes, on each side:
-//   shared source: every wire crossing the boundary leaves the same port. The boundary carries
-//     that port's values unchanged (one pass-through wire to "in", or from the group's inner
-//     source to "out"); the projections and delays stay on the wires that reach the targets.
-//   single target: every crossing wire reaches the same port, and those wires come first among
-//     that port's inputs. The projections stay on the crossing wires, which now sum into the
-//     boundary (in the same order, from zero); one pass-through wire adds that sum to the port.
-// Anything else (several sources reaching several targets) would need to sum or slice channels
-// differently, so Group refuses it and says why. Ungroup inverts the same two shapes.
+// Bit-identical grouping. The executor sums the wires into a port in connection order, starting
+// from zero, and a pass-through wire copies values exactly. Group therefore gives the new
+// network one named boundary port per source that a cut wire reads:
+//   input side: one port per (outside source port, delay flag). One pass-through wire outside
+//     (carrying the delay, so the parent still sees every cycle's delay) copies the source into
+//     the port; inside, every cut wire reads "in.<port>" with its projection, name and summation
+//     position unchanged.
+//   output side: one port per inside source port. One pass-through wire inside copies the source
+//     into "out.<port>"; outside, every cut wire reads "<group>.<port>" with its projection,
+//     delay flag and position among its target's inputs unchanged.
+// So any selection groups, whatever its wiring (a group whose parent would then hold an undelayed
+// cycle is refused with the engine's reason). Ungroup dissolves each boundary port whose one side
+// is a single pass-through wire (first into its target when it is the inner or outer wire that
+// goes away last), the shape Group makes, and refuses the others with the reason.
 #include "graph_commands.hpp"
 
 #include "engine/model_io.hpp"
@@ -29,31 +31,6 @@ using engine::Network;
 namespace {
 
 using ConnSlot = std::shared_ptr<EditJournal::ConnectionSlot>;
-
-std::string endpointList(const std::vector<Connection>& conns, bool sources)
-{
-    std::set<std::string> names;
-    for (const auto& c : conns) {
-        names.insert((sources ? c.from : c.to).toString());
-    }
-    std::string out;
-    for (const auto& n : names) {
-        out += (out.empty() ? "'" : ", '") + n + "'";
-    }
-    return out;
-}
-
-bool allSame(const std::vector<Connection>& conns, bool sources)
-{
-    return std::all_of(conns.begin(), conns.end(), [&](const Connection& c) {
-        return (sources ? c.from : c.to) == (sources ? conns.front().from : conns.front().to);
-    });
-}
-
-bool allDelayed(const std::vector<Connection>& conns)
-{
-    return std::all_of(conns.begin(), conns.end(), [](const Connection& c) { return c.delayed; });
-}
 
 bool anyDelayed(const std::vector<Connection>& conns)
 {
@@ -133,52 +110,47 @@ void GroupCommand::apply()
     }
     const std::vector<Connection> conns = net->connections();
     auto inside = [&](const engine::Endpoint& e) { return !e.node.empty() && selected.count(e.node) > 0; };
-    std::vector<Connection> cutIn;
-    std::vector<Connection> cutOut;
+
+    // The boundary ports, in the order their first wire appears.
+    struct Port {
+        std::string name;
+        std::string source;  ///< the source endpoint whose values it carries
+        bool delayed = false;
+        std::int64_t size = 0;
+    };
+    std::vector<Port> inPorts;
+    std::vector<Port> outPorts;
+    std::map<std::pair<std::string, bool>, std::size_t> inIndex;
+    std::map<std::string, std::size_t> outIndex;
+    std::set<std::string> inNames;
+    std::set<std::string> outNames;
+    const auto portBase = [&](const engine::Endpoint& e) {
+        if (e.node.empty()) {
+            const auto dot = e.port.find('.');
+            return dot == std::string::npos ? std::string("input") : e.port.substr(dot + 1);
+        }
+        return net->getSubmodule(e.node).outputPorts().size() == 1 ? e.node : e.node + "_" + e.port;
+    };
     for (const auto& c : conns) {
-        if (inside(c.to) && !inside(c.from)) {
-            cutIn.push_back(c);
-        } else if (inside(c.from) && !inside(c.to)) {
-            cutOut.push_back(c);
+        const std::string source = c.from.toString();
+        if (inside(c.to) && !inside(c.from) && inIndex.count({source, c.delayed}) == 0) {
+            inIndex[{source, c.delayed}] = inPorts.size();
+            inPorts.push_back({claim(inNames, portBase(c.from)), source, c.delayed,
+                               net->resolve(source, true).second.size});
+        } else if (inside(c.from) && !inside(c.to) && outIndex.count(source) == 0) {
+            outIndex[source] = outPorts.size();
+            outPorts.push_back({claim(outNames, portBase(c.from)), source, false,
+                                net->resolve(source, true).second.size});
         }
     }
-    auto isCut = [&](const std::vector<Connection>& cut) {
-        return [&cut](const Connection& c) {
-            return std::any_of(cut.begin(), cut.end(), [&](const Connection& k) { return k.name == c.name; });
-        };
-    };
-    // Input side: shared source, else single target whose crossing inputs come first.
-    const bool inShared = !cutIn.empty() && allSame(cutIn, true);
-    if (!cutIn.empty() && !inShared &&
-        !(allSame(cutIn, false) && crossingFirst(conns, cutIn.front().to, isCut(cutIn)))) {
-        throw Error("cannot group: the wires into the selection come from " +
-                    endpointList(cutIn, true) + " and reach " + endpointList(cutIn, false) +
-                    "; a group has one input port, so the wires into it must share their source "
-                    "or their target (and then be that target's first inputs) to simulate "
-                    "identically");
+    std::vector<engine::BoundaryPort> inSpec;
+    std::vector<engine::BoundaryPort> outSpec;
+    for (const Port& p : inPorts) {
+        inSpec.push_back({p.name, p.size});
     }
-    const bool outShared = !cutOut.empty() && allSame(cutOut, true);
-    if (!cutOut.empty() && !outShared &&
-        !(allSame(cutOut, false) && crossingFirst(conns, cutOut.front().to, isCut(cutOut)))) {
-        throw Error("cannot group: the wires out of the selection come from " +
-                    endpointList(cutOut, true) + " and reach " + endpointList(cutOut, false) +
-                    "; a group has one output port, so the wires out of it must share their "
-                    "source or their target (and then be that target's first inputs) to "
-                    "simulate identically");
+    for (const Port& p : outPorts) {
+        outSpec.push_back({p.name, p.size});
     }
-    const std::int64_t inSize =
-        cutIn.empty() ? 0
-                      : net->resolve(inShared ? cutIn.front().from.toString() : cutIn.front().to.toString(),
-                                     inShared).second.size;
-    const std::int64_t outSize =
-        cutOut.empty() ? 0
-                       : net->resolve(outShared ? cutOut.front().from.toString()
-                                                : cutOut.front().to.toString(),
-                                      outShared).second.size;
-    // A shared-source input whose wires are all delayed carries the delay on the boundary wire,
-    // so the parent sees it (and likewise a single-target output).
-    const bool inDelayOutside = inShared && allDelayed(cutIn);
-    const bool outDelayOutside = !outShared && !cutOut.empty() && allDelayed(cutOut);
 
     std::set<std::string> parentNames = namesOf(*net);
     const std::string group = claim(parentNames, m_name.empty() ? "group" : m_name);
@@ -215,44 +187,34 @@ void GroupCommand::apply()
         }
         std::reverse(moved.begin(), moved.end());
         auto groupSlot = std::make_shared<EditJournal::NodeSlot>();
-        groupSlot->held.module = std::make_unique<Network>(inSize, outSize);
+        groupSlot->held.module = std::make_unique<Network>(inSpec, outSpec);
         m_group = m_journal.putNode(groupSlot, parent, groupIndex, group);
         for (std::size_t k = 0; k < moved.size(); ++k) {
             m_journal.putNode(moved[k].second, m_group, k, moved[k].first);
         }
         // Inner wires, in the parent's order.
         std::size_t inner = 0;
-        bool firstIn = true;
-        bool firstOut = true;
+        std::set<std::size_t> outDone;
         for (const auto& c : conns) {
-            const bool internal = inside(c.from) && inside(c.to);
-            const bool in = inside(c.to) && !inside(c.from);
-            const bool out = inside(c.from) && !inside(c.to);
-            if (internal) {
+            if (inside(c.from) && inside(c.to)) {
                 m_journal.putConnection(wireSlots[c.name], m_group, inner++, c.name, c.from.toString(),
                                         c.to.toString(), c.delayed);
-            } else if (in && inShared) {
-                m_journal.putConnection(wireSlots[c.name], m_group, inner++, c.name, "in",
-                                        c.to.toString(), inDelayOutside ? false : c.delayed);
-            } else if (in && firstIn) {
-                m_journal.putConnection(std::make_shared<EditJournal::ConnectionSlot>(), m_group,
-                                        inner++, claim(innerNames, "in_to_" + c.to.node), "in",
+            } else if (inside(c.to)) {
+                const Port& port = inPorts[inIndex.at({c.from.toString(), c.delayed})];
+                m_journal.putConnection(wireSlots[c.name], m_group, inner++, c.name, "in." + port.name,
                                         c.to.toString(), false);
-            } else if (out && !outShared) {
-                m_journal.putConnection(wireSlots[c.name], m_group, inner++, c.name, c.from.toString(),
-                                        "out", outDelayOutside ? false : c.delayed);
-            } else if (out && firstOut) {
-                m_journal.putConnection(std::make_shared<EditJournal::ConnectionSlot>(), m_group,
-                                        inner++, claim(innerNames, c.from.node + "_to_out"),
-                                        c.from.toString(), "out", false);
+            } else if (inside(c.from)) {
+                const std::size_t k = outIndex.at(c.from.toString());
+                if (outDone.insert(k).second) {
+                    m_journal.putConnection(std::make_shared<EditJournal::ConnectionSlot>(), m_group,
+                                            inner++, claim(innerNames, c.from.node + "_to_out"),
+                                            c.from.toString(), "out." + outPorts[k].name, false);
+                }
             }
-            firstIn = firstIn && !in;
-            firstOut = firstOut && !out;
         }
         // Outer wires, where the crossing wires were.
         std::size_t outer = 0;
-        firstIn = true;
-        firstOut = true;
+        std::set<std::size_t> inDone;
         for (const auto& c : conns) {
             const bool in = inside(c.to) && !inside(c.from);
             const bool out = inside(c.from) && !inside(c.to);
@@ -260,25 +222,20 @@ void GroupCommand::apply()
                 outer += inside(c.from) ? 0 : 1;
                 continue;
             }
-            if (in && !inShared) {
-                m_journal.putConnection(wireSlots[c.name], parent, outer++, c.name, c.from.toString(),
-                                        group + ".in", c.delayed);
-            } else if (in && firstIn) {
-                const std::string from = c.from.node.empty() ? "in" : c.from.node;
-                m_journal.putConnection(std::make_shared<EditJournal::ConnectionSlot>(), parent,
-                                        outer++, claim(parentNames, from + "_to_" + group),
-                                        c.from.toString(), group + ".in", inDelayOutside);
-            } else if (out && outShared) {
-                m_journal.putConnection(wireSlots[c.name], parent, outer++, c.name, group + ".out",
+            if (in) {
+                const std::size_t k = inIndex.at({c.from.toString(), c.delayed});
+                if (inDone.insert(k).second) {
+                    const std::string from = c.from.node.empty() ? "in" : c.from.node;
+                    m_journal.putConnection(std::make_shared<EditJournal::ConnectionSlot>(), parent,
+                                            outer++, claim(parentNames, from + "_to_" + group),
+                                            c.from.toString(), group + "." + inPorts[k].name,
+                                            inPorts[k].delayed);
+                }
+            } else {
+                const Port& port = outPorts[outIndex.at(c.from.toString())];
+                m_journal.putConnection(wireSlots[c.name], parent, outer++, c.name, group + "." + port.name,
                                         c.to.toString(), c.delayed);
-            } else if (out && firstOut) {
-                const std::string to = c.to.node.empty() ? "out" : c.to.node;
-                m_journal.putConnection(std::make_shared<EditJournal::ConnectionSlot>(), parent,
-                                        outer++, claim(parentNames, group + "_to_" + to),
-                                        group + ".out", c.to.toString(), outDelayOutside);
             }
-            firstIn = firstIn && !in;
-            firstOut = firstOut && !out;
         }
         // The group sits at the centre of its nodes.
         QPointF sum;
@@ -315,57 +272,90 @@ void UngroupCommand::apply()
     const std::string gName = inner->name();
     const std::vector<Connection> innerConns = inner->connections();
     const std::vector<Connection> conns = net->connections();
-    std::vector<Connection> fromIn, toOut, intoG, fromG;
+    // Boundary keys as the inside writes them: "in", "in.exc", "out", "out.rate".
+    const auto outerKey = [](const std::string& side, const std::string& port) {
+        return port == side ? side : side + "." + port;
+    };
+    std::map<std::string, std::vector<Connection>> fromIn;
+    std::map<std::string, std::vector<Connection>> toOut;
+    std::map<std::string, std::vector<Connection>> intoG;
+    std::map<std::string, std::vector<Connection>> fromG;
     for (const auto& c : innerConns) {
         if (c.from.node.empty() && c.to.node.empty()) {
             throw Error("cannot ungroup '" + gName + "': connection '" + c.name +
                         "' wires its input straight to its output");
         }
         if (c.from.node.empty()) {
-            fromIn.push_back(c);
+            if (c.from.port == "in" && !inner->boundaryInputs().empty()) {
+                throw Error("cannot ungroup '" + gName + "': connection '" + c.name +
+                            "' reads its whole input across several ports");
+            }
+            fromIn[c.from.port].push_back(c);
         }
         if (c.to.node.empty()) {
-            toOut.push_back(c);
+            if (c.to.port == "out" && !inner->boundaryOutputs().empty()) {
+                throw Error("cannot ungroup '" + gName + "': connection '" + c.name +
+                            "' writes its whole output across several ports");
+            }
+            toOut[c.to.port].push_back(c);
         }
     }
     for (const auto& c : conns) {
         if (c.to.node == gName) {
-            intoG.push_back(c);
+            intoG[outerKey("in", c.to.port)].push_back(c);
         }
         if (c.from.node == gName) {
-            fromG.push_back(c);
+            fromG[outerKey("out", c.from.port)].push_back(c);
         }
     }
-    const std::string why = "; only a boundary crossed by one pass-through wire on one side can "
-                            "be dissolved without changing the simulation";
-    if (fromIn.empty() != intoG.empty() || toOut.empty() != fromG.empty()) {
-        throw Error("cannot ungroup '" + gName + "': its " +
-                    (fromIn.empty() != intoG.empty() ? "input" : "output") +
-                    " is wired on one side only (dissolving it would drop connections)");
+    const std::string why = "; only a boundary port crossed by one pass-through wire on one side "
+                            "can be dissolved without changing the simulation";
+    // Per input port: A = one outer pass-through wire; B = one inner pass-through wire, first
+    // into its target. Per output port: A = one inner pass-through wire; B = one outer
+    // pass-through wire, first into its target.
+    std::set<std::string> inA, inB, outA, outB;
+    const auto first = [](const std::vector<Connection>& all, const Connection& c) {
+        return crossingFirst(all, c.to, [&c](const Connection& x) { return x.name == c.name; });
+    };
+    for (const auto& port : inner->inputPorts()) {
+        const std::string key = outerKey("in", port.name);
+        const auto& o = intoG[key];
+        const auto& i = fromIn[key];
+        if (o.empty() != i.empty()) {
+            throw Error("cannot ungroup '" + gName + "': its input '" + key +
+                        "' is wired on one side only (dissolving it would drop connections)");
+        }
+        if (o.empty()) {
+            continue;
+        }
+        if (o.size() == 1 && !o[0].hasProjection && !(o[0].delayed && anyDelayed(i))) {
+            inA.insert(key);
+        } else if (i.size() == 1 && !i[0].hasProjection && !(i[0].delayed && anyDelayed(o)) && first(innerConns, i[0])) {
+            inB.insert(key);
+        } else {
+            throw Error("cannot ungroup '" + gName + "': its input '" + key + "' joins " + std::to_string(o.size()) +
+                        " outer and " + std::to_string(i.size()) + " inner wires" + why);
+        }
     }
-    // Input side: A = one outer pass-through wire; B = one inner pass-through wire, first
-    // into its target.
-    const bool inA = intoG.size() == 1 && !intoG[0].hasProjection &&
-                     !(intoG[0].delayed && anyDelayed(fromIn));
-    const bool inB = !inA && fromIn.size() == 1 && !fromIn[0].hasProjection &&
-                     !(fromIn[0].delayed && anyDelayed(intoG)) &&
-                     crossingFirst(innerConns, fromIn[0].to,
-                                   [](const Connection& c) { return c.from.node.empty(); });
-    if (!intoG.empty() && !inA && !inB) {
-        throw Error("cannot ungroup '" + gName + "': its input joins " +
-                    std::to_string(intoG.size()) + " outer and " + std::to_string(fromIn.size()) +
-                    " inner wires" + why);
-    }
-    const bool outA = toOut.size() == 1 && !toOut[0].hasProjection &&
-                      !(toOut[0].delayed && anyDelayed(fromG));
-    const bool outB = !outA && fromG.size() == 1 && !fromG[0].hasProjection &&
-                      !(fromG[0].delayed && anyDelayed(toOut)) &&
-                      crossingFirst(conns, fromG[0].to,
-                                    [&](const Connection& c) { return c.from.node == gName; });
-    if (!fromG.empty() && !outA && !outB) {
-        throw Error("cannot ungroup '" + gName + "': its output joins " +
-                    std::to_string(toOut.size()) + " inner and " + std::to_string(fromG.size()) +
-                    " outer wires" + why);
+    for (const auto& port : inner->outputPorts()) {
+        const std::string key = outerKey("out", port.name);
+        const auto& o = fromG[key];
+        const auto& i = toOut[key];
+        if (o.empty() != i.empty()) {
+            throw Error("cannot ungroup '" + gName + "': its output '" + key +
+                        "' is wired on one side only (dissolving it would drop connections)");
+        }
+        if (o.empty()) {
+            continue;
+        }
+        if (i.size() == 1 && !i[0].hasProjection && !(i[0].delayed && anyDelayed(o))) {
+            outA.insert(key);
+        } else if (o.size() == 1 && !o[0].hasProjection && !(o[0].delayed && anyDelayed(i)) && first(conns, o[0])) {
+            outB.insert(key);
+        } else {
+            throw Error("cannot ungroup '" + gName + "': its output '" + key + "' joins " + std::to_string(i.size()) +
+                        " inner and " + std::to_string(o.size()) + " outer wires" + why);
+        }
     }
 
     // Names in the parent: the group's nodes and wires keep theirs unless taken.
@@ -418,17 +408,16 @@ void UngroupCommand::apply()
             for (const auto& c : innerConns) {
                 const std::string to = renamedEnd(c.to, rename);
                 const std::string from = renamedEnd(c.from, rename);
-                if (c.from.node.empty() && inA) {
-                    put(innerSlots[c.name], c.name, intoG[0].from.toString(), to,
-                        c.delayed || intoG[0].delayed);
+                if (c.from.node.empty() && inA.count(c.from.port) > 0) {
+                    const Connection& o = intoG[c.from.port][0];
+                    put(innerSlots[c.name], c.name, o.from.toString(), to, c.delayed || o.delayed);
                 } else if (c.from.node.empty()) {
-                    for (const auto& o : intoG) {
-                        put(outerSlots[o.name], o.name, o.from.toString(), to,
-                            o.delayed || c.delayed);
+                    for (const auto& o : intoG[c.from.port]) {
+                        put(outerSlots[o.name], o.name, o.from.toString(), to, o.delayed || c.delayed);
                     }
-                } else if (c.to.node.empty() && outB) {
-                    put(innerSlots[c.name], c.name, from, fromG[0].to.toString(),
-                        c.delayed || fromG[0].delayed);
+                } else if (c.to.node.empty() && outB.count(c.to.port) > 0) {
+                    const Connection& o = fromG[c.to.port][0];
+                    put(innerSlots[c.name], c.name, from, o.to.toString(), c.delayed || o.delayed);
                 } else if (!c.to.node.empty()) {
                     put(innerSlots[c.name], c.name, from, to, c.delayed);
                 }
@@ -443,9 +432,9 @@ void UngroupCommand::apply()
             }
             if (!touches) {
                 ++index;
-            } else if (c.from.node == gName && outA) {
-                put(outerSlots[c.name], c.name, renamedEnd(toOut[0].from, rename), c.to.toString(),
-                    c.delayed || toOut[0].delayed);
+            } else if (c.from.node == gName && outA.count(outerKey("out", c.from.port)) > 0) {
+                const Connection& i = toOut[outerKey("out", c.from.port)][0];
+                put(outerSlots[c.name], c.name, renamedEnd(i.from, rename), c.to.toString(), c.delayed || i.delayed);
             }
         }
         if (!blockDone) {

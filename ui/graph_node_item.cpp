@@ -79,7 +79,16 @@ void GraphNodeItem::refresh()
         m_type = input ? QStringLiteral("network input") : QStringLiteral("network output");
         m_name = input ? QStringLiteral("in") : QStringLiteral("out");
         m_shape = QStringLiteral("%1 channels").arg(size);
-        m_ports.push_back({m_name, size, false, !input, {}});
+        // One port per named boundary port ("in.exc"), or the whole side ("in").
+        const std::vector<engine::PortSpec> ports =
+            net == nullptr ? std::vector<engine::PortSpec>{} : (input ? net->inputPorts() : net->outputPorts());
+        if (ports.size() == 1 && ports.front().name == m_name.toStdString()) {
+            m_ports.push_back({m_name, size, false, !input, {}});
+        } else {
+            for (const engine::PortSpec& p : ports) {
+                m_ports.push_back({m_name + QLatin1Char('.') + QString::fromStdString(p.name), p.size, false, !input, {}});
+            }
+        }
         m_header = QColor(0x55, 0x55, 0x55);
     }
     int inRow = 0;
