@@ -8,6 +8,7 @@
 #include "ui/attribute_table.hpp"
 #include "ui/document_file.hpp"
 #include "ui/document_tree.hpp"
+#include "ui/graph_commands.hpp"
 #include "ui/graph_breadcrumb.hpp"
 #include "ui/graph_canvas.hpp"
 #include "ui/graph_node_item.hpp"
@@ -23,6 +24,9 @@
 #include <QClipboard>
 #include <QFile>
 #include <QImage>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTimer>
 #include <QProcess>
 #include <QSpinBox>
 #include <QUndoStack>
@@ -75,6 +79,28 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
         return {};
     }
     return path;
+}
+
+/// Clicks the button labelled `text` of the next modal message box, once it is shown.
+void answerNextDialog(const QString& text)
+{
+    auto* timer = new QTimer;
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, text] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (box == nullptr) {
+            return;
+        }
+        for (QAbstractButton* b : box->buttons()) {
+            if (b->text().remove(QLatin1Char('&')) == text) {
+                timer->deleteLater();
+                timer->stop();
+                b->click();
+                return;
+            }
+        }
+    });
+    timer->start();
 }
 
 }  // namespace
@@ -601,6 +627,62 @@ private Q_SLOTS:
         QCOMPARE(a.canvas()->nodeItemCount(), std::size_t{1});
         a.action(QStringLiteral("action.undo"))->trigger();
         QCOMPARE(a.canvas()->nodeItemCount(), std::size_t{2});
+    }
+
+    void closeAsksAboutUnsavedChanges()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(!w.windowTitle().contains(QLatin1Char('*')));
+        Q_EMIT w.palette()->moduleRequested(QStringLiteral("LIF"));
+        QVERIFY(w.documentFile()->isModified());
+        QVERIFY(w.windowTitle().contains(QLatin1Char('*')));
+        // Cancel keeps the window and the work; Discard closes.
+        answerNextDialog(QStringLiteral("Cancel"));
+        QVERIFY(!w.close());
+        QVERIFY(w.isVisible());
+        QCOMPARE(w.canvas()->nodeItemCount(), std::size_t{1});
+        answerNextDialog(QStringLiteral("Discard"));
+        QVERIFY(w.close());
+        // Unmodified: no question at all.
+        MainWindow clean;
+        clean.show();
+        QVERIFY(clean.close());
+    }
+
+    void recoveryIsOfferedAfterACrash()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QByteArray edited;
+        {
+            // A session that ends without close() (as a crash does) leaves its recovery file.
+            spike::ui::GraphDocument doc;
+            spike::ui::DocumentFile file(doc);
+            file.setRecoveryDirectory(dir.path());
+            QVERIFY(file.open(kCuba));
+            const auto status = spike::ui::pushCommand(
+                doc, std::make_unique<spike::ui::AddNodeCommand>(doc, doc.rootId(), "PoissonSource",
+                                                                 nlohmann::json{{"shape", {5}}}));
+            QVERIFY(status.ok);
+            QVERIFY(file.autosaveNow());
+            edited = QByteArray::fromStdString(doc.toJson().dump());
+        }
+        MainWindow later;
+        later.documentFile()->setRecoveryDirectory(dir.path());
+        QCOMPARE(later.documentFile()->recoveryCandidates().size(), 1);
+        answerNextDialog(QStringLiteral("Later"));
+        later.offerRecovery();
+        QCOMPARE(later.documentFile()->recoveryCandidates().size(), 1);  // still offered next time
+
+        MainWindow w;
+        w.documentFile()->setRecoveryDirectory(dir.path());
+        answerNextDialog(QStringLiteral("Recover"));
+        w.offerRecovery();
+        QCOMPARE(QByteArray::fromStdString(w.document()->toJson().dump()), edited);
+        QVERIFY(w.documentFile()->isModified());
+        QCOMPARE(w.canvas()->nodeItemCount(), std::size_t{3});
+        QVERIFY(w.documentFile()->recoveryCandidates().isEmpty());
     }
 
     void screenshotCommand()
