@@ -3,6 +3,7 @@
 // undo/redo updates the items in place (no rebuild) and keeps the user's folding; user clicks
 // and ctrl-clicks emit nodesSelected, selectNodes() selects quietly; a selected node that is
 // deleted leaves the selection; double-click activates; a null or deleted document clears.
+#include "graph_test_models.hpp"
 #include "ui/document_tree.hpp"
 #include "ui/graph_commands.hpp"
 #include "ui/graph_document.hpp"
@@ -23,47 +24,46 @@ namespace {
 /// Sequential "seq" (LIF 4→4, LIF 4→2) fed by sub directly.
 Json nestedModel()
 {
-    auto proj = [](const char* type, Json shape) {
-        return Json{{"type", type}, {"config", {{"shape", shape}}}};
-    };
     auto lif = [](const char* name, Json shape) {
         return Json{{"name", name}, {"type", "LIF"}, {"config", {{"shape", shape}, {"has_rec", false}}}};
     };
+    const Json oneToOne{{"type", "OneToOneProjection"}, {"config", {{"shape", {4}}}}};
     Json sub{{"name", "sub"},
              {"type", "Network"},
              {"config", {{"input_size", 4}, {"output_size", 4}}},
              {"children", {lif("a", {4, 4}), lif("b", {4, 4})}},
              {"connections",
               {{{"name", "in_to_a"}, {"from", "in"}, {"to", "a.in"}},
-               {{"name", "a_to_b"}, {"from", "a.spikes"}, {"to", "b.in"}, {"projection", proj("OneToOneProjection", {4})}},
+               {{"name", "a_to_b"}, {"from", "a.spikes"}, {"to", "b.in"}, {"projection", oneToOne}},
                {{"name", "b_to_out"}, {"from", "b.spikes"}, {"to", "out"}}}}};
     Json seq{{"name", "seq"}, {"type", "Sequential"}, {"children", {lif("0", {4, 4}), lif("1", {4, 2})}}};
-    Json model{
-        {"type", "Network"},
-        {"config", {{"input_size", 0}, {"output_size", 4}}},
-        {"children",
-         {{{"name", "drive"}, {"type", "PoissonSource"}, {"config", {{"shape", {4}}}}},
-          {{"name", "E"}, {"type", "CUBALIF"}, {"config", {{"shape", {4}}}}},
-          {{"name", "I"}, {"type", "CUBALIF"}, {"config", {{"shape", {3}}}}},
-          {{"name", "bias"}, {"type", "ConstantCurrent"}, {"config", {{"shape", {4}}}}},
-          lif("L", {4, 4}), sub, seq}},
-        {"connections",
-         {{{"name", "drive_to_E"}, {"from", "drive.out"}, {"to", "E.exc"}, {"projection", proj("OneToOneProjection", {4})}},
-          {{"name", "E_to_I"}, {"from", "E.spikes"}, {"to", "I.exc"}, {"projection", proj("DenseProjection", {4, 3})}},
-          {{"name", "I_to_E"}, {"from", "I.spikes"}, {"to", "E.inh"}, {"delayed", true},
-           {"projection", proj("DenseProjection", {3, 4})}},
-          {{"name", "E_to_L"}, {"from", "E.spikes"}, {"to", "L.in"}, {"projection", proj("OneToOneProjection", {4})}},
-          {{"name", "bias_to_L"}, {"from", "bias.out"}, {"to", "L.in"}},
-          {{"name", "L_to_out"}, {"from", "L.spikes"}, {"to", "out"}},
-          {{"name", "E_to_sub"}, {"from", "E.spikes"}, {"to", "sub"}, {"projection", proj("DenseProjection", {4, 4})}},
-          {{"name", "sub_to_seq"}, {"from", "sub"}, {"to", "seq"}}}}};
-    return Json{{"format", "spikestudio.model"}, {"version", 1}, {"model", model}};
+    Json doc = spike::tests::sampleGraphModel();
+    doc.erase("layout");
+    Json& model = doc["model"];
+    model["children"].push_back(sub);
+    model["children"].push_back(seq);
+    model["connections"].push_back({{"name", "E_to_sub"}, {"from", "E.spikes"}, {"to", "sub"},
+                                    {"projection", {{"type", "DenseProjection"}, {"config", {{"shape", {4, 4}}}}}}});
+    model["connections"].push_back({{"name", "sub_to_seq"}, {"from", "sub"}, {"to", "seq"}});
+    return doc;
 }
+
+/// The nested model in a shown tree.
+struct ShownTree {
+    GraphDocument doc;
+    DocumentTree tree;
+    ShownTree()
+    {
+        doc.fromJson(nestedModel());
+        tree.setDocument(&doc);
+        tree.resize(700, 900);
+        tree.show();
+    }
+};
 
 void push(GraphDocument& doc, std::unique_ptr<GraphCommand> command)
 {
-    const spike::engine::Status s = pushCommand(doc, std::move(command));
-    QVERIFY2(s.ok, s.message.c_str());
+    spike::tests::pushOk(doc, std::move(command));
 }
 
 /// "(4,)" / "(4, 2)", written independently of the widget.
@@ -242,12 +242,9 @@ private Q_SLOTS:
 
     void userSelectionEmits()
     {
-        GraphDocument doc;
-        doc.fromJson(nestedModel());
-        DocumentTree tree;
-        tree.setDocument(&doc);
-        tree.resize(700, 900);
-        tree.show();
+        ShownTree shown;
+        GraphDocument& doc = shown.doc;
+        DocumentTree& tree = shown.tree;
         QVERIFY(QTest::qWaitForWindowExposed(&tree));
         QSignalSpy selected(&tree, &DocumentTree::nodesSelected);
         const NodeId e = doc.findNode("E");
@@ -272,12 +269,9 @@ private Q_SLOTS:
 
     void selectNodesIsQuiet()
     {
-        GraphDocument doc;
-        doc.fromJson(nestedModel());
-        DocumentTree tree;
-        tree.setDocument(&doc);
-        tree.resize(700, 900);
-        tree.show();
+        ShownTree shown;
+        GraphDocument& doc = shown.doc;
+        DocumentTree& tree = shown.tree;
         QVERIFY(QTest::qWaitForWindowExposed(&tree));
         QSignalSpy selected(&tree, &DocumentTree::nodesSelected);
         const NodeId l = doc.findNode("L");
@@ -303,12 +297,9 @@ private Q_SLOTS:
 
     void removedSelectionDisappears()
     {
-        GraphDocument doc;
-        doc.fromJson(nestedModel());
-        DocumentTree tree;
-        tree.setDocument(&doc);
-        tree.resize(700, 900);
-        tree.show();
+        ShownTree shown;
+        GraphDocument& doc = shown.doc;
+        DocumentTree& tree = shown.tree;
         QVERIFY(QTest::qWaitForWindowExposed(&tree));
         QSignalSpy selected(&tree, &DocumentTree::nodesSelected);
         const NodeId l = doc.findNode("L");
@@ -338,12 +329,9 @@ private Q_SLOTS:
 
     void doubleClickActivates()
     {
-        GraphDocument doc;
-        doc.fromJson(nestedModel());
-        DocumentTree tree;
-        tree.setDocument(&doc);
-        tree.resize(700, 900);
-        tree.show();
+        ShownTree shown;
+        GraphDocument& doc = shown.doc;
+        DocumentTree& tree = shown.tree;
         QVERIFY(QTest::qWaitForWindowExposed(&tree));
         QSignalSpy activated(&tree, &DocumentTree::nodeActivated);
         const NodeId seq = doc.findNode("seq");

@@ -5,6 +5,7 @@
 // minimap and nested networks; the edit actions: double-click entering nested modules (a
 // Sequential shown read-only, refusing structural edits), dropping a palette entry, clipboard
 // copy/paste with the paste landing in view, align and auto-layout as one undo step each.
+#include "graph_test_models.hpp"
 #include "ui/graph_canvas.hpp"
 #include "ui/graph_commands.hpp"
 #include "ui/graph_document.hpp"
@@ -26,33 +27,9 @@ using Json = nlohmann::json;
 
 namespace {
 
-/// drive (Poisson 4) → E (CUBALIF 4) ⇄ I (CUBALIF 3), E → L (LIF 4), bias → L, L → out; the
-/// I → E wire is delayed. Every node has a grid-aligned, non-overlapping position.
 Json sampleModel()
 {
-    auto proj = [](const char* type, Json shape) {
-        return Json{{"type", type}, {"config", {{"shape", shape}}}};
-    };
-    Json model{
-        {"type", "Network"},
-        {"config", {{"input_size", 0}, {"output_size", 4}}},
-        {"children",
-         {{{"name", "drive"}, {"type", "PoissonSource"}, {"config", {{"shape", {4}}}}},
-          {{"name", "E"}, {"type", "CUBALIF"}, {"config", {{"shape", {4}}}}},
-          {{"name", "I"}, {"type", "CUBALIF"}, {"config", {{"shape", {3}}}}},
-          {{"name", "bias"}, {"type", "ConstantCurrent"}, {"config", {{"shape", {4}}}}},
-          {{"name", "L"}, {"type", "LIF"}, {"config", {{"shape", {4, 4}}, {"has_rec", false}}}}}},
-        {"connections",
-         {{{"name", "drive_to_E"}, {"from", "drive.out"}, {"to", "E.exc"}, {"projection", proj("OneToOneProjection", {4})}},
-          {{"name", "E_to_I"}, {"from", "E.spikes"}, {"to", "I.exc"}, {"projection", proj("DenseProjection", {4, 3})}},
-          {{"name", "I_to_E"}, {"from", "I.spikes"}, {"to", "E.inh"}, {"delayed", true},
-           {"projection", proj("DenseProjection", {3, 4})}},
-          {{"name", "E_to_L"}, {"from", "E.spikes"}, {"to", "L.in"}, {"projection", proj("OneToOneProjection", {4})}},
-          {{"name", "bias_to_L"}, {"from", "bias.out"}, {"to", "L.in"}},
-          {{"name", "L_to_out"}, {"from", "L.spikes"}, {"to", "out"}}}}};
-    return Json{{"format", "spikestudio.model"}, {"version", 1}, {"model", model},
-                {"layout", {{"drive", {0.0, 0.0}}, {"E", {300.0, 0.0}}, {"I", {600.0, 0.0}},
-                            {"bias", {0.0, 200.0}}, {"L", {600.0, 200.0}}}}};
+    return spike::tests::sampleGraphModel();
 }
 
 /// A Network holding "stack": Sequential(Linear 3 -> 4, ReLU, LIF 4 -> 2).
@@ -67,8 +44,7 @@ Json stackModel()
 
 void push(GraphDocument& doc, std::unique_ptr<GraphCommand> command)
 {
-    const spike::engine::Status s = pushCommand(doc, std::move(command));
-    QVERIFY2(s.ok, s.message.c_str());
+    spike::tests::pushOk(doc, std::move(command));
 }
 
 void mouse(QWidget* viewport, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,

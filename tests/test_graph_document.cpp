@@ -1,6 +1,7 @@
 // GraphDocument and its undo commands: ids, roles and fine-grained signals; every command's
 // redo → undo → redo equality; refused edits; attribute-edit merging; group/ungroup simulating
 // bit-identically; copy/paste; and 1000 random edits undone back to the saved JSON byte for byte.
+#include "graph_test_models.hpp"
 #include "engine/backend.hpp"
 #include "engine/network.hpp"
 #include "layer_test_helpers.hpp"
@@ -27,42 +28,25 @@ std::string dump(const GraphDocument& doc)
 /// Pushes and requires success.
 void push(GraphDocument& doc, std::unique_ptr<GraphCommand> command)
 {
-    const spike::engine::Status s = pushCommand(doc, std::move(command));
-    QVERIFY2(s.ok, s.message.c_str());
+    spike::tests::pushOk(doc, std::move(command));
 }
 
-/// Drive (Poisson) → E (CUBALIF 4) ⇄ I (CUBALIF 3), E → L (LIF 4) with a constant bias source,
-/// a delayed back projection (a cycle), and a pass-through into the root's output.
+/// The shared sample network (graph_test_models.hpp) with weights and rates that make it spike,
+/// and stored positions for E and I only.
 Json sampleModel()
 {
-    auto proj = [](const char* type, Json shape, Json attrs) {
-        return Json{{"type", type}, {"config", {{"shape", shape}}}, {"attributes", attrs}};
-    };
-    Json model{
-        {"type", "Network"},
-        {"config", {{"input_size", 0}, {"output_size", 4}}},
-        {"children",
-         {{{"name", "drive"}, {"type", "PoissonSource"}, {"config", {{"shape", {4}}}},
-           {"attributes", {{"rate", 400.0}, {"seed", 7}}}},
-          {{"name", "E"}, {"type", "CUBALIF"}, {"config", {{"shape", {4}}}}},
-          {{"name", "I"}, {"type", "CUBALIF"}, {"config", {{"shape", {3}}}}},
-          {{"name", "bias"}, {"type", "ConstantCurrent"}, {"config", {{"shape", {4}}}},
-           {"attributes", {{"amplitude", 0.3}}}},
-          {{"name", "L"}, {"type", "LIF"}, {"config", {{"shape", {4, 4}}, {"has_rec", false}}},
-           {"attributes", {{"threshold", 0.2}}}}}},
-        {"connections",
-         {{{"name", "drive_to_E"}, {"from", "drive.out"}, {"to", "E.exc"},
-           {"projection", proj("OneToOneProjection", {4}, {{"weight", 30.0}})}},
-          {{"name", "E_to_I"}, {"from", "E.spikes"}, {"to", "I.exc"},
-           {"projection", proj("DenseProjection", {4, 3}, {{"weight", {{"shape", {4, 3}}, {"data", {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}}}})}},
-          {{"name", "I_to_E"}, {"from", "I.spikes"}, {"to", "E.inh"}, {"delayed", true},
-           {"projection", proj("DenseProjection", {3, 4}, {{"weight", {{"shape", {3, 4}}, {"data", {4, 3, 4, 2, 4, 4, 3, 4, 1, 4, 4, 2}}}}})}},
-          {{"name", "E_to_L"}, {"from", "E.spikes"}, {"to", "L.in"},
-           {"projection", proj("OneToOneProjection", {4}, {{"weight", 0.8}})}},
-          {{"name", "bias_to_L"}, {"from", "bias.out"}, {"to", "L.in"}},
-          {{"name", "L_to_out"}, {"from", "L.spikes"}, {"to", "out"}}}}};
-    return Json{{"format", "spikestudio.model"}, {"version", 1}, {"model", model},
-                {"layout", {{"E", {10.0, 20.0}}, {"I", {50.0, 20.0}}}}};
+    Json doc = spike::tests::sampleGraphModel();
+    Json& children = doc["model"]["children"];
+    children[0]["attributes"] = {{"rate", 400.0}, {"seed", 7}};
+    children[3]["attributes"] = {{"amplitude", 0.3}};
+    children[4]["attributes"] = {{"threshold", 0.2}};
+    Json& conns = doc["model"]["connections"];
+    conns[0]["projection"]["attributes"] = {{"weight", 30.0}};
+    conns[1]["projection"]["attributes"] = {{"weight", {{"shape", {4, 3}}, {"data", {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}}}};
+    conns[2]["projection"]["attributes"] = {{"weight", {{"shape", {3, 4}}, {"data", {4, 3, 4, 2, 4, 4, 3, 4, 1, 4, 4, 2}}}}};
+    conns[3]["projection"]["attributes"] = {{"weight", 0.8}};
+    doc["layout"] = {{"E", {10.0, 20.0}}, {"I", {50.0, 20.0}}};
+    return doc;
 }
 
 /// Spikes of every spiking leaf (by name, whatever the nesting) over `steps` steps.

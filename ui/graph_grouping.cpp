@@ -317,45 +317,39 @@ void UngroupCommand::apply()
     const auto first = [](const std::vector<Connection>& all, const Connection& c) {
         return crossingFirst(all, c.to, [&c](const Connection& x) { return x.name == c.name; });
     };
-    for (const auto& port : inner->inputPorts()) {
-        const std::string key = outerKey("in", port.name);
-        const auto& o = intoG[key];
-        const auto& i = fromIn[key];
-        if (o.empty() != i.empty()) {
-            throw Error("cannot ungroup '" + gName + "': its input '" + key +
+    // `single`: the side whose one pass-through wire pattern A removes; `other`: the side whose
+    // one pass-through wire pattern B removes when it is first among `otherAll` into its target.
+    const auto classify = [&](const std::string& key, const std::string& what, const std::vector<Connection>& outer,
+                              const std::vector<Connection>& innerSide, bool outerIsSingle,
+                              const std::vector<Connection>& otherAll, std::set<std::string>& a,
+                              std::set<std::string>& b) {
+        if (outer.empty() != innerSide.empty()) {
+            throw Error("cannot ungroup '" + gName + "': its " + what + " '" + key +
                         "' is wired on one side only (dissolving it would drop connections)");
         }
-        if (o.empty()) {
-            continue;
+        const auto& single = outerIsSingle ? outer : innerSide;
+        const auto& other = outerIsSingle ? innerSide : outer;
+        if (single.empty()) {
+            return;
         }
-        if (o.size() == 1 && !o[0].hasProjection && !(o[0].delayed && anyDelayed(i))) {
-            inA.insert(key);
-        } else if (i.size() == 1 && !i[0].hasProjection && !(i[0].delayed && anyDelayed(o)) && first(innerConns, i[0])) {
-            inB.insert(key);
+        if (single.size() == 1 && !single[0].hasProjection && !(single[0].delayed && anyDelayed(other))) {
+            a.insert(key);
+        } else if (other.size() == 1 && !other[0].hasProjection && !(other[0].delayed && anyDelayed(single)) &&
+                   first(otherAll, other[0])) {
+            b.insert(key);
         } else {
-            throw Error("cannot ungroup '" + gName + "': its input '" + key + "' joins " + std::to_string(o.size()) +
-                        " outer and " + std::to_string(i.size()) + " inner wires" + why);
+            throw Error("cannot ungroup '" + gName + "': its " + what + " '" + key + "' joins " +
+                        std::to_string(outer.size()) + " outer and " + std::to_string(innerSide.size()) +
+                        " inner wires" + why);
         }
+    };
+    for (const auto& port : inner->inputPorts()) {
+        const std::string key = outerKey("in", port.name);
+        classify(key, "input", intoG[key], fromIn[key], true, innerConns, inA, inB);
     }
     for (const auto& port : inner->outputPorts()) {
         const std::string key = outerKey("out", port.name);
-        const auto& o = fromG[key];
-        const auto& i = toOut[key];
-        if (o.empty() != i.empty()) {
-            throw Error("cannot ungroup '" + gName + "': its output '" + key +
-                        "' is wired on one side only (dissolving it would drop connections)");
-        }
-        if (o.empty()) {
-            continue;
-        }
-        if (i.size() == 1 && !i[0].hasProjection && !(i[0].delayed && anyDelayed(o))) {
-            outA.insert(key);
-        } else if (o.size() == 1 && !o[0].hasProjection && !(o[0].delayed && anyDelayed(i)) && first(conns, o[0])) {
-            outB.insert(key);
-        } else {
-            throw Error("cannot ungroup '" + gName + "': its output '" + key + "' joins " + std::to_string(i.size()) +
-                        " inner and " + std::to_string(o.size()) + " outer wires" + why);
-        }
+        classify(key, "output", fromG[key], toOut[key], false, conns, outA, outB);
     }
 
     // Names in the parent: the group's nodes and wires keep theirs unless taken.
