@@ -461,6 +461,23 @@ std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
         }
     }
     const double top = placedBottom > -1e299 ? placedBottom + 4.0 * kGrid : 0.0;
+    const bool wired = std::any_of(next.begin(), next.end(), [](const auto& kv) { return !kv.second.empty(); });
+    if (!isEditable() && !wired) {
+        // Children of a composite have no wires to order them: rows of kColumns in child order.
+        constexpr int kColumns = 4;
+        double y = top;
+        double rowHeight = 0.0;
+        for (std::size_t k = 0; k < unplaced.size(); ++k) {
+            const int column = static_cast<int>(k % kColumns);
+            if (column == 0 && k > 0) {
+                y += std::ceil((rowHeight + 3.0 * kGrid) / kGrid) * kGrid;
+                rowHeight = 0.0;
+            }
+            out[unplaced[k]] = QPointF(column * (GraphNodeItem::kWidth + 3.0 * kGrid), y);
+            rowHeight = std::max(rowHeight, m_nodes.at(unplaced[k])->boundingRect().height());
+        }
+        return out;
+    }
     std::map<int, double> columnY;
     for (NodeId id : unplaced) {
         const int r = rank[id];

@@ -257,8 +257,13 @@ void MainWindow::onDocumentReset()
             break;
         }
     }
+    // The canvas stays on the root; the module is selected where the canvas shows it.
     if (initial.valid()) {
-        selectModule(QString::fromStdString(m_doc->path(initial)));
+        m_syncingSelection = true;
+        m_tree->selectNodes({initial});
+        m_canvas->setSelection({initial});
+        m_syncingSelection = false;
+        showInInspector(initial);
     } else {
         showInInspector(m_doc->rootId());
     }
