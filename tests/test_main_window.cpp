@@ -344,6 +344,35 @@ private Q_SLOTS:
         QCOMPARE(w.simulatedSteps(), std::int64_t{10});
     }
 
+    void attributeEditReachesTheRun()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QVERIFY(w.runSteps(100));
+        // An edit while paused goes to the running copy: the run continues with the new value.
+        const NodeId layer = w.document()->findNode("0");
+        const auto status = spike::ui::pushCommand(
+            *w.document(), std::make_unique<spike::ui::SetAttributeCommand>(*w.document(), layer, "threshold",
+                                                                          Tensor::scalar(0.5F)));
+        QVERIFY2(status.ok, status.message.c_str());
+        QVERIFY(w.lastRecording() != nullptr);
+        QVERIFY(w.runSteps(60));
+        QCOMPARE(w.simulatedSteps(), std::int64_t{160});
+        auto copy = freshExample();
+        copy->evolve(Tensor(Shape{100, copy->sizeIn()}));
+        QVERIFY(copy->setAttributes(spike::engine::NestedAttributes{{"0", {{"threshold", Tensor::scalar(0.5F)}}}}).ok);
+        const auto after = copy->evolve(Tensor(Shape{60, copy->sizeIn()}), RecordSpec(true));
+        const auto& vmem = after.record.at("0").at("vmem");
+        for (const int t : {0, 7, 59}) {
+            for (const int n : {0, 5}) {
+                QVERIFY(w.tracePlot()->graph(n)->data()->at(100 + t)->value ==
+                        static_cast<double>(vmem.data[t * 8 + n]));
+            }
+        }
+        // The trace plot draws the new threshold.
+        QCOMPARE(w.tracePlot()->thresholdLineCount(), 1);
+    }
+
     void runForRunsLive()
     {
         MainWindow w;

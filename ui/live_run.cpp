@@ -198,6 +198,14 @@ void LiveRun::setSpeed(engine::Speed speed)
     m_controller->setSpeed(speed);
 }
 
+void LiveRun::setAttribute(const QString& path, const std::string& name, const engine::AttributeValue& value)
+{
+    const std::string p = path.toStdString();
+    m_controller->setAttribute(p, name, value);
+    // A refusal here is the controller's refusal too; its Error event reports it.
+    (void)m_plotModel->setAttributes(engine::NestedAttributes{{p, engine::AttributeMap{{name, value}}}});
+}
+
 void LiveRun::addTraceTrack()
 {
     m_hasTrace = false;

@@ -92,6 +92,10 @@ public:
     void resetState();
     /// Simulated seconds per wall second, or as fast as possible.
     void setSpeed(engine::Speed speed);
+    /// Sets attribute `name` of the module at `path` in the running copy, between two chunks
+    /// (a live edit), and in plotModel() (thresholds drawn from it). A change the controller
+    /// refuses (invalid, or not live-editable while running) comes back through failed().
+    void setAttribute(const QString& path, const std::string& name, const engine::AttributeValue& value);
 
     /// Changes the traced module: the membrane probe is replaced and its series starts empty
     /// (from the step at which the worker adds the new probe). A path without a membrane

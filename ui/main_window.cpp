@@ -48,12 +48,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     for (auto signal : {&GraphDocument::connectionAdded, &GraphDocument::connectionRemoved}) {
         connect(m_doc, signal, this, &MainWindow::onStructureChanged);
     }
-    connect(m_doc, &GraphDocument::attributeChanged, this, [this](NodeId id, const QString&) {
-        onStructureChanged();
-        if (id == m_inspected) {
-            showInInspector(id);
-        }
-    });
+    connect(m_doc, &GraphDocument::attributeChanged, this, &MainWindow::onAttributeChanged);
     connect(m_doc, &GraphDocument::nodeAboutToBeRemoved, this, [this](NodeId id) {
         for (NodeId n = m_inspected; n.valid(); n = m_doc->parentOf(n)) {
             if (n == id) {
@@ -269,6 +264,24 @@ void MainWindow::onDocumentReset()
     }
     updateTitle();
     updateEditActions();
+}
+
+void MainWindow::onAttributeChanged(NodeId id, const QString& name)
+{
+    // A running copy takes the new value between two chunks (a live edit); one whose change
+    // needs a rebuild while running is dropped instead, so the next Run compiles the new value.
+    const engine::Module* module = m_doc->module(id);
+    if (m_run && module != nullptr) {
+        const engine::AttributeSpec& spec = module->spec(name.toStdString());
+        if (spec.liveEditable || !m_run->isRunning()) {
+            m_run->setAttribute(QString::fromStdString(m_doc->path(id)), spec.name, module->attribute(spec.name));
+        } else {
+            dropRun(tr("%1 changed and needs a rebuild — press Run to simulate from t = 0").arg(name));
+        }
+    }
+    if (id == m_inspected) {
+        showInInspector(id);
+    }
 }
 
 void MainWindow::onStructureChanged()

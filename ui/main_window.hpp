@@ -4,8 +4,9 @@
 // (path, modified flag, recent files, autosave and recovery), the centre (breadcrumb + canvas
 // above, membrane-potential and spike-raster plots below, time axes linked), the docks
 // ("Palette", "Modules", "Attributes"), the menus and the run toolbar, and the LiveRun of the
-// current model (created on the first Run, on a copy of the document's model; dropped when the
-// document's structure or attributes change, so the next Run compiles the edited model).
+// current model (created on the first Run, on a copy of the document's model; an attribute edit
+// reaches the running copy between two chunks, a structural edit drops it, so the next Run
+// compiles the edited model).
 // Invariants: the canvas, the Modules tree and the Attributes table show the same document;
 // the canvas and tree selections agree (both ways); a failed open keeps the document; the
 // window title is DocumentFile::windowTitle().
@@ -124,6 +125,7 @@ private:
     void showInInspector(NodeId id);
     void onDocumentReset();
     void onStructureChanged();
+    void onAttributeChanged(NodeId id, const QString& name);
     // main_window_actions.cpp
     QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key,
                         const QString& tip);
