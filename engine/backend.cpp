@@ -29,6 +29,18 @@ std::string toString(BackendKind kind)
     return "auto";
 }
 
+bool backendAvailable(BackendKind kind, std::string* why)
+{
+    if (kind != BackendKind::Cuda) {
+        return true;
+    }
+    const kernels::CudaDeviceInfo device = kernels::queryCudaDevice();
+    if (!device.available && why != nullptr) {
+        *why = device.reason;
+    }
+    return device.available;
+}
+
 std::unique_ptr<Executor> makeExecutor(Module& root, BackendKind kind,
                                        const ExecutorOptions& options, std::string* note)
 {

@@ -99,6 +99,10 @@ private:
     std::int64_t m_maxChunk;
 };
 
+/// Whether an executor of `kind` can be made on this machine (Cpu and Auto always; Cuda when
+/// the build has CUDA and a usable device). When not, `why` (when given) says why.
+bool backendAvailable(BackendKind kind, std::string* why = nullptr);
+
 /// Compiles `root` and builds an executor on `kind`. Auto picks CUDA when available, else CPU
 /// (then `note`, when given, says why). Cuda without a usable device throws Error with the
 /// reason. Loads the states, so the executor is ready to advance.

@@ -5,13 +5,13 @@
 // raster dot per (step, neuron) with at least one spike) and an edit drops it; failed loads keep
 // the document; `spikestudio --screenshot` exits non-zero on failure. The API never opens a
 // dialog. Runs with QT_QPA_PLATFORM=offscreen.
-#include "ui/attribute_table.hpp"
 #include "ui/document_file.hpp"
 #include "ui/document_tree.hpp"
 #include "ui/graph_commands.hpp"
 #include "ui/graph_breadcrumb.hpp"
 #include "ui/graph_canvas.hpp"
 #include "ui/graph_node_item.hpp"
+#include "ui/inspector.hpp"
 #include "ui/main_window.hpp"
 #include "ui/palette_widget.hpp"
 #include "ui/raster_plot.hpp"
@@ -23,6 +23,7 @@
 #include <QAction>
 #include <QClipboard>
 #include <QFile>
+#include <QDoubleSpinBox>
 #include <QImage>
 #include <QMessageBox>
 #include <QPushButton>
@@ -172,47 +173,52 @@ private Q_SLOTS:
         w.moduleTree()->itemFor(e)->setSelected(true);
         QCOMPARE(w.canvas()->selectedNodes(), QList<NodeId>{e});
         QCOMPARE(w.selectedModulePath(), QStringLiteral("E"));
-        QVERIFY(w.attributeTable()->rowCount() > 0);
+        QCOMPARE(w.inspector()->node(), e);
     }
 
-    void attributeTableShowsRegistry()
+    void inspectorShowsTheSelectedModule()
     {
         MainWindow w;
         QVERIFY(w.openModel(kExample));
-        using Table = spike::ui::AttributeTable;
         for (const QString& path : {QStringLiteral("0"), QStringLiteral("1")}) {
             // Select through the tree widget, as a click does.
             w.moduleTree()->clearSelection();
             w.moduleTree()->itemFor(w.document()->findNode(path.toStdString()))->setSelected(true);
-            const Module& module = w.model()->getSubmodule(path.toStdString());
-            const auto views = module.attributes();
-            const QTableWidget& table = *w.attributeTable();
-            QCOMPARE(table.rowCount(), static_cast<int>(views.size()));
-            int derived = 0;
-            for (int row = 0; row < table.rowCount(); ++row) {
-                const auto& view = views[static_cast<std::size_t>(row)];
-                QCOMPARE(table.item(row, Table::NameColumn)->text(),
-                         QString::fromStdString(view.spec->name));
-                QCOMPARE(table.item(row, Table::ValueColumn)->text(),
-                         QString::fromStdString(spike::engine::describeValue(*view.value)));
-                QCOMPARE(table.item(row, Table::FamilyColumn)->text(),
-                         QString::fromStdString(view.spec->family));
-                QCOMPARE(table.item(row, Table::UnitsColumn)->text(),
-                         QString::fromStdString(view.spec->units));
-                QVERIFY(table.item(row, Table::NameColumn)->toolTip().startsWith(
-                    QString::fromStdString(view.spec->doc)));
-                const bool flagged =
-                    table.item(row, Table::KindColumn)->text().contains(QStringLiteral("derived"));
-                QCOMPARE(flagged, view.derived);
-                QCOMPARE(table.item(row, Table::NameColumn)->font().italic(), view.derived);
-                QCOMPARE(table.item(row, Table::NameColumn)->data(Table::DerivedRole).toBool(),
-                         view.derived);
-                derived += view.derived ? 1 : 0;
+            QCOMPARE(w.inspector()->node(), w.document()->findNode(path.toStdString()));
+            QStringList names;
+            for (const auto& view : w.model()->getSubmodule(path.toStdString()).attributes()) {
+                names.push_back(QString::fromStdString(view.spec->name));
             }
-            QVERIFY(derived > 0);  // leak_mode 'taus': alpha, beta, dash_* are derived
+            QStringList rows = w.inspector()->rowNames();  // grouped by kind
+            rows.sort();
+            names.sort();
+            QCOMPARE(rows, names);
         }
         // Module "1" is recurrent: its registry has w_rec, module "0"'s does not.
-        QVERIFY(!w.attributeTable()->findItems(QStringLiteral("w_rec"), Qt::MatchExactly).isEmpty());
+        QVERIFY(w.inspector()->rowNames().contains(QStringLiteral("w_rec")));
+    }
+
+    void inspectorRefusesRebuildEditsWhileRunning()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QVERIFY(!w.model()->getSubmodule("0").spec("seed").liveEditable);
+        w.action(QStringLiteral("action.run"))->trigger();  // runs until paused
+        QTRY_VERIFY(w.simulatedSteps() > 0);
+        QVERIFY(w.selectModule(QStringLiteral("0")));
+        const int before = w.document()->undoStack()->count();
+        auto* box = w.inspector()->editorFor(QStringLiteral("seed"))->findChild<QDoubleSpinBox*>();
+        QVERIFY(box != nullptr);
+        box->setValue(box->value() + 1.0);
+        QCOMPARE(w.document()->undoStack()->count(), before);
+        QVERIFY2(w.inspector()->lastMessage().contains(QStringLiteral("Pause to change seed")),
+                 qPrintable(w.inspector()->lastMessage()));
+        // Paused, the same edit is taken (the simulation rebuilds with it) and the run stays.
+        w.action(QStringLiteral("action.run"))->trigger();
+        QTRY_VERIFY(w.action(QStringLiteral("action.run"))->text() == QStringLiteral("Run"));
+        box->setValue(box->value() + 1.0);
+        QCOMPARE(w.document()->undoStack()->count(), before + 1);
+        QVERIFY(w.lastRecording() != nullptr);
     }
 
     void runPlotsWhatTheEngineRecords()

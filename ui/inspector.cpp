@@ -1,10 +1,10 @@
-// Inspector. See inspector.hpp; the editors live in inspector_editors.cpp.
+// Inspector: building the rows of the shown module, the family filter and following the
+// document (see inspector.hpp for what it owns and its invariants). The edit pipeline (gate,
+// commands, refusals, resets) is in inspector_edits.cpp, the editors in inspector_editors.cpp.
+// Thread: GUI thread only.
 #include "inspector.hpp"
 
-#include "graph_commands.hpp"
 #include "inspector_editors.hpp"
-
-#include "engine/module_factory.hpp"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -14,7 +14,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
-#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -33,16 +32,6 @@ int groupOf(engine::AttributeKind kind)
     case engine::AttributeKind::State: return 2;
     }
     return 0;
-}
-
-bool sameValue(const engine::AttributeValue& a, const engine::AttributeValue& b)
-{
-    const auto* ta = std::get_if<engine::Tensor>(&a);
-    const auto* tb = std::get_if<engine::Tensor>(&b);
-    if (ta != nullptr && tb != nullptr) {
-        return ta->identical(*tb);
-    }
-    return ta == nullptr && tb == nullptr && std::get<std::string>(a) == std::get<std::string>(b);
 }
 
 QString boundsText(const engine::AttributeSpec& spec)
@@ -99,10 +88,10 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
         }
     });
 
-    m_placeholder = new QLabel(tr("Select a module to inspect its attributes."), this);
-    m_placeholder->setAlignment(Qt::AlignCenter);
-    m_placeholder->setEnabled(false);
-    layout->addWidget(m_placeholder, 1);
+    m_emptyNote = new QLabel(tr("Select a module to inspect its attributes."), this);
+    m_emptyNote->setAlignment(Qt::AlignCenter);
+    m_emptyNote->setEnabled(false);
+    layout->addWidget(m_emptyNote, 1);
 
     m_scroll = new QScrollArea(this);
     m_scroll->setWidgetResizable(true);
@@ -177,7 +166,6 @@ void Inspector::setDocument(GraphDocument* doc)
 void Inspector::showNode(NodeId id)
 {
     m_node = m_doc != nullptr && m_doc->contains(id) ? id : NodeId{};
-    m_lastMessage.clear();
     rebuild();
 }
 
@@ -259,23 +247,27 @@ void Inspector::clearRows()
 void Inspector::rebuild()
 {
     m_rebuildPending = false;
+    m_lastMessage.clear();  // the rows that showed it are gone
     clearRows();
     const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
     if (m == nullptr) {
         m_node = {};
     }
     const bool shown = m != nullptr;
-    m_placeholder->setVisible(!shown);
+    m_emptyNote->setVisible(!shown);
     m_scroll->setVisible(shown);
     m_title->setVisible(shown);
     m_familyBox->setEnabled(shown);
-    m_resetParameters->setEnabled(shown);
-    m_resetState->setEnabled(shown);
     if (m != nullptr) {
         for (const engine::AttributeView& view : m->attributes()) {
             addRow(view);
         }
     }
+    const auto hasGroup = [this](int g) {
+        return std::any_of(m_rows.begin(), m_rows.end(), [g](const Row& r) { return r.group == g; });
+    };
+    m_resetParameters->setEnabled(hasGroup(0) || hasGroup(1));
+    m_resetState->setEnabled(hasGroup(2));
     updateHeader();
     {
         const QSignalBlocker block(m_familyBox);
@@ -323,13 +315,16 @@ void Inspector::addRow(const engine::AttributeView& view)
     row.editor = AttributeEditor::create(spec, *view.value, m_inner[g]);
     row.editor->setToolTip(tooltipOf(spec));
     const std::string name = spec.name;
-    row.editor->setCommit(
-        [this, name](const engine::AttributeValue& value) { return commitEdit(name, value); });
+    row.editor->setCommit([this, name](const engine::AttributeValue& value, const QString& step) {
+        return commitEdit(name, value, step);
+    });
     auto* units = new QLabel(spec.units.empty() ? QString()
                                                 : QStringLiteral("[%1]").arg(QString::fromStdString(spec.units)),
                              m_inner[g]);
     auto* bounds = new QLabel(boundsText(spec), m_inner[g]);
+    bounds->setWordWrap(true);
     row.tags = new QLabel(m_inner[g]);
+    row.tags->setWordWrap(true);
     row.message = new QLabel(m_inner[g]);
     row.message->setWordWrap(true);
     row.message->setStyleSheet(QStringLiteral("color: #c62828;"));
@@ -417,161 +412,6 @@ void Inspector::applyFilter()
     for (int g = 0; g < 3; ++g) {
         m_groups[g]->setHidden(!groupHasRows[g]);
     }
-}
-
-// ---- editing ---------------------------------------------------------------------------------
-
-void Inspector::showRefusal(Row* row, const QString& message)
-{
-    m_lastMessage = message;
-    if (row != nullptr) {
-        row->message->setText(message);
-        row->message->setHidden(row->nameLabel->isHidden());
-    }
-}
-
-void Inspector::clearRefusal(Row* row)
-{
-    m_lastMessage.clear();
-    if (row != nullptr) {
-        row->message->clear();
-        row->message->setHidden(true);
-    }
-}
-
-bool Inspector::commitEdit(const std::string& name, const engine::AttributeValue& value)
-{
-    return pushChanges({{name, value}}, QString());
-}
-
-bool Inspector::pushChanges(
-    const std::vector<std::pair<std::string, engine::AttributeValue>>& changes, const QString& text)
-{
-    const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
-    if (m == nullptr) {
-        return false;
-    }
-    std::vector<std::pair<std::string, engine::AttributeValue>> pending;
-    for (const auto& [name, value] : changes) {
-        if (!sameValue(m->attribute(name), value)) {
-            pending.emplace_back(name, value);
-        }
-    }
-    if (pending.empty()) {
-        return true;
-    }
-    if (m_gate) {
-        for (const auto& change : pending) {
-            const QString reason = m_gate(m_node, m->spec(change.first));
-            if (!reason.isEmpty()) {
-                showRefusal(findRow(change.first), reason);
-                refreshAll();
-                return false;
-            }
-        }
-    }
-    QUndoStack* stack = m_doc->undoStack();
-    const bool macro = !text.isEmpty();
-    if (macro) {
-        stack->beginMacro(text);
-    }
-    // One change at a time; a change refused only because of another one's current value (a
-    // tau that is derived until leak_mode changes) is tried again after the others.
-    std::vector<std::string> pushed;
-    QString error;
-    std::string failed;
-    while (!pending.empty()) {
-        std::vector<std::pair<std::string, engine::AttributeValue>> refused;
-        for (auto& [name, value] : pending) {
-            const engine::Status s = pushCommand(
-                *m_doc, std::make_unique<SetAttributeCommand>(*m_doc, m_node, name, value));
-            if (s.ok) {
-                pushed.push_back(name);
-            } else {
-                error = QString::fromStdString(s.message);
-                failed = name;
-                refused.emplace_back(name, std::move(value));
-            }
-        }
-        if (refused.size() == pending.size()) {
-            break;
-        }
-        pending = std::move(refused);
-    }
-    if (macro) {
-        stack->endMacro();
-    }
-    if (!pending.empty()) {
-        if (macro) {
-            // Take the partial macro back and off the stack (obsolete commands are dropped).
-            auto* last = const_cast<QUndoCommand*>(stack->command(stack->index() - 1));
-            last->setObsolete(true);
-            stack->undo();
-            pushed.clear();
-        }
-        showRefusal(findRow(failed), error);
-        refreshAll();
-        return false;
-    }
-    for (const auto& [name, value] : changes) {
-        clearRefusal(findRow(name));
-    }
-    for (const std::string& name : pushed) {
-        Q_EMIT edited(m_node, QString::fromStdString(name));
-    }
-    return true;
-}
-
-bool Inspector::resetParameters()
-{
-    const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
-    if (m == nullptr) {
-        return false;
-    }
-    // Defaults: a fresh module built from the same config holds every init value, with init
-    // functions that read other attributes (a weight initialiser reading "seed") seeing the
-    // defaults too. A type the factory cannot rebuild falls back to the specs' init functions.
-    std::unique_ptr<engine::Module> fresh;
-    try {
-        fresh = engine::createModule(m->className(), m->config());
-    } catch (const engine::Error&) {
-        fresh.reset();
-    }
-    std::vector<std::pair<std::string, engine::AttributeValue>> changes;
-    for (const engine::AttributeView& view : m->attributes()) {
-        const engine::AttributeSpec& spec = *view.spec;
-        if (spec.kind == engine::AttributeKind::State) {
-            continue;
-        }
-        if (fresh != nullptr && fresh->hasAttribute(spec.name)) {
-            if (!fresh->isDerived(spec.name)) {
-                changes.emplace_back(spec.name, fresh->attribute(spec.name));
-            }
-        } else if (!view.derived) {
-            changes.emplace_back(spec.name, spec.init(*m));
-        }
-    }
-    // Enumerations first: they decide which of the others are settable.
-    std::stable_partition(changes.begin(), changes.end(), [](const auto& c) {
-        return std::holds_alternative<std::string>(c.second);
-    });
-    return pushChanges(changes, tr("Reset parameters of %1").arg(QString::fromStdString(m->className())));
-}
-
-bool Inspector::resetState()
-{
-    const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
-    if (m == nullptr) {
-        return false;
-    }
-    std::vector<std::pair<std::string, engine::AttributeValue>> changes;
-    for (const engine::AttributeView& view : m->attributes()) {
-        const engine::AttributeSpec& spec = *view.spec;
-        if (spec.kind == engine::AttributeKind::State && !spec.keepOnResetState && !view.derived) {
-            changes.emplace_back(spec.name, spec.init(*m));
-        }
-    }
-    return pushChanges(changes, tr("Reset state of %1").arg(QString::fromStdString(m->className())));
 }
 
 // ---- following the document ------------------------------------------------------------------

@@ -105,7 +105,7 @@ private:
     void refreshRow(Row& row);
     void refreshAll();
     void applyFilter();
-    bool commitEdit(const std::string& name, const engine::AttributeValue& value);
+    bool commitEdit(const std::string& name, const engine::AttributeValue& value, const QString& step);
     void showRefusal(Row* row, const QString& message);
     void clearRefusal(Row* row);
     bool pushChanges(const std::vector<std::pair<std::string, engine::AttributeValue>>& changes,
@@ -121,7 +121,7 @@ private:
     bool m_rebuildPending = false;
 
     QLabel* m_title = nullptr;
-    QLabel* m_placeholder = nullptr;
+    QLabel* m_emptyNote = nullptr;
     QComboBox* m_familyBox = nullptr;
     QScrollArea* m_scroll = nullptr;
     QWidget* m_body = nullptr;

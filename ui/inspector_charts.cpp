@@ -89,9 +89,10 @@ QSize HeatMapWidget::sizeHint() const
     if (m_image.isNull()) {
         return {kPreviewSize, kPreviewSize / 4};
     }
-    const double aspect = static_cast<double>(m_image.height()) / m_image.width();
-    const int w = kPreviewSize;
-    const int h = std::clamp(static_cast<int>(w * aspect), 8, kPreviewSize);
+    // The longer side gets kPreviewSize pixels; the shorter keeps the matrix's proportions.
+    const double longer = std::max(m_rows, m_cols);
+    const int w = std::clamp(static_cast<int>(std::lround(kPreviewSize * m_cols / longer)), 8, kPreviewSize);
+    const int h = std::clamp(static_cast<int>(std::lround(kPreviewSize * m_rows / longer)), 8, kPreviewSize);
     return {w, h};
 }
 
@@ -100,6 +101,8 @@ void HeatMapWidget::setMatrix(const engine::Tensor& values)
     const std::int64_t n = values.numel();
     const std::int64_t rows = values.rank() >= 1 ? values.dim(0) : 1;
     const std::int64_t cols = rows > 0 ? n / rows : 0;
+    m_rows = static_cast<double>(rows);
+    m_cols = static_cast<double>(cols);
     if (n == 0 || rows == 0 || cols == 0) {
         m_image = QImage();
         updateGeometry();

@@ -62,12 +62,6 @@ public:
     }
 };
 
-int clampToInt(double v)
-{
-    return static_cast<int>(std::clamp(v, static_cast<double>(std::numeric_limits<int>::min()),
-                                       static_cast<double>(std::numeric_limits<int>::max())));
-}
-
 struct Stats {
     double min = 0.0, max = 0.0, mean = 0.0, std = 0.0;
     std::int64_t nonZeros = 0;
@@ -143,9 +137,9 @@ void AttributeEditor::setDerived(bool derived)
     setFont(f);
 }
 
-bool AttributeEditor::commit(const engine::AttributeValue& value)
+bool AttributeEditor::commit(const engine::AttributeValue& value, const QString& step)
 {
-    return m_commit ? m_commit(value) : false;
+    return m_commit ? m_commit(value, step) : false;
 }
 
 // ---- EnumEditor --------------------------------------------------------------------------------
@@ -160,8 +154,10 @@ EnumEditor::EnumEditor(const engine::AttributeSpec& spec, QWidget* parent)
         m_combo->addItem(QString::fromStdString(choice));
     }
     connect(m_combo, &QComboBox::currentIndexChanged, this, [this](int index) {
+        // A choice is a step of its own (switching modes twice is two steps to undo).
         if (index >= 0) {
-            commit(m_combo->itemText(index).toStdString());
+            commit(m_combo->itemText(index).toStdString(),
+                   tr("Set %1 to %2").arg(QString::fromStdString(m_spec.name), m_combo->itemText(index)));
         }
     });
 }
@@ -189,25 +185,25 @@ ScalarEditor::ScalarEditor(const engine::AttributeSpec& spec, const engine::Tens
         m_check = new QCheckBox(this);
         layout->addWidget(m_check);
         layout->addStretch(1);
-        connect(m_check, &QCheckBox::toggled, this,
-                [this](bool on) { commitNumber(on ? 1.0 : 0.0); });
+        connect(m_check, &QCheckBox::toggled, this, [this](bool on) {
+            commit(engine::Tensor(m_shape, on ? 1.0F : 0.0F),
+                   tr("Set %1").arg(QString::fromStdString(m_spec.name)));
+        });
         return;
     }
+    // Integers too get a double spin box (stepping by 1): a derived integer attribute (LIF's
+    // dash_mem while tau_mem sets the leak) holds a converted, non-integral value that a
+    // QSpinBox would misstate. A typed fraction is refused by the engine with its message.
+    m_real = new NumberSpinBox(this);
+    m_real->setRange(lower, upper);
     if (m_spec.type == engine::ValueType::Integer) {
-        m_int = new QSpinBox(this);
-        m_int->setRange(clampToInt(std::ceil(lower)), clampToInt(std::floor(upper)));
-        m_int->setKeyboardTracking(false);
-        m_int->setMinimumWidth(90);
-        layout->addWidget(m_int);
-        connect(m_int, &QSpinBox::valueChanged, this, [this](int v) { commitNumber(v); });
-    } else {
-        m_real = new NumberSpinBox(this);
-        m_real->setRange(lower, upper);
-        m_real->setKeyboardTracking(false);
-        m_real->setMinimumWidth(90);
-        layout->addWidget(m_real);
-        connect(m_real, &QDoubleSpinBox::valueChanged, this, [this](double v) { commitNumber(v); });
+        m_real->setStepType(QAbstractSpinBox::DefaultStepType);
+        m_real->setSingleStep(1.0);
     }
+    m_real->setKeyboardTracking(false);
+    m_real->setMinimumWidth(90);
+    layout->addWidget(m_real);
+    connect(m_real, &QDoubleSpinBox::valueChanged, this, [this](double v) { commitNumber(v); });
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setRange(0, kSliderSteps);
     m_slider->setMinimumWidth(80);
@@ -283,10 +279,6 @@ void ScalarEditor::showNumber(double v)
         const QSignalBlocker block(m_real);
         m_real->setValue(v);
     }
-    if (m_int != nullptr) {
-        const QSignalBlocker block(m_int);
-        m_int->setValue(clampToInt(v));
-    }
     if (v < m_lo || v > m_hi || (m_log && v <= 0.0)) {
         chooseSliderRange(v);
     }
@@ -317,6 +309,8 @@ ArrayEditor::ArrayEditor(const engine::AttributeSpec& spec, const engine::Tensor
     m_expand->setToolTip(tr("Show the values and the whole-array actions"));
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
+    m_summary->setMinimumWidth(120);
     line->addWidget(m_expand);
     line->addWidget(m_summary, 1);
     layout->addLayout(line);
@@ -474,19 +468,20 @@ void ArrayEditor::cellEdited(int row, int column)
     }
     engine::Tensor t = m_value;
     t[index] = static_cast<float>(v);
-    if (!commitTensor(std::move(t))) {
+    if (!commitTensor(std::move(t), tr("Edit %1[%2]").arg(QString::fromStdString(m_spec.name)).arg(index))) {
         fillTable();  // refused: the document's value stands
     }
 }
 
-bool ArrayEditor::commitTensor(engine::Tensor t)
+bool ArrayEditor::commitTensor(engine::Tensor t, const QString& step)
 {
-    return commit(std::move(t));
+    return commit(std::move(t), step);
 }
 
 bool ArrayEditor::applySetAll(double v)
 {
-    return commitTensor(engine::Tensor(m_value.shape(), static_cast<float>(v)));
+    return commitTensor(engine::Tensor(m_value.shape(), static_cast<float>(v)),
+                        tr("Set all of %1").arg(QString::fromStdString(m_spec.name)));
 }
 
 bool ArrayEditor::applyScale(double factor)
@@ -495,7 +490,7 @@ bool ArrayEditor::applyScale(double factor)
     for (std::int64_t i = 0; i < t.numel(); ++i) {
         t[i] = static_cast<float>(t[i] * factor);
     }
-    return commitTensor(std::move(t));
+    return commitTensor(std::move(t), tr("Scale %1").arg(QString::fromStdString(m_spec.name)));
 }
 
 bool ArrayEditor::applyRandomise(double percent)
@@ -508,7 +503,7 @@ bool ArrayEditor::applyRandomise(double percent)
         const double v = t[i] * (1.0 + rng.uniform(-spread, spread));
         t[i] = static_cast<float>(integral ? std::nearbyint(v) : v);
     }
-    return commitTensor(std::move(t));
+    return commitTensor(std::move(t), tr("Randomise %1").arg(QString::fromStdString(m_spec.name)));
 }
 
 void ArrayEditor::askSetAll()

@@ -18,6 +18,7 @@
 #include "engine/attribute.hpp"
 
 #include <QImage>
+#include <QString>
 #include <QWidget>
 
 #include <functional>
@@ -35,7 +36,9 @@ class QToolButton;
 namespace spike::ui {
 
 /// Hands a value the user chose to the document; returns whether the document took it.
-using CommitFunction = std::function<bool(const engine::AttributeValue&)>;
+/// `step` empty: a plain edit, which merges with consecutive edits of the same attribute (a
+/// slider drag); otherwise the undo step's text, and the edit stays a step of its own.
+using CommitFunction = std::function<bool(const engine::AttributeValue& value, const QString& step)>;
 
 /// Base of the inspector's editors; see the file comment.
 class AttributeEditor : public QWidget {
@@ -63,7 +66,7 @@ public:
 
 protected:
     /// Hands `value` to the commit function; false when refused or when there is none.
-    bool commit(const engine::AttributeValue& value);
+    bool commit(const engine::AttributeValue& value, const QString& step = QString());
 
     engine::AttributeSpec m_spec;
     bool m_derived = false;
@@ -101,9 +104,9 @@ public:
     Kind kind() const override { return Kind::Scalar; }
     void showValue(const engine::AttributeValue& value) override;
 
-    QDoubleSpinBox* realSpinBox() const { return m_real; }  ///< null unless Real
-    QSpinBox* intSpinBox() const { return m_int; }          ///< null unless Integer
-    QCheckBox* checkBox() const { return m_check; }         ///< null unless Boolean
+    /// The spin box of a real or integer scalar (integers step by 1); null for booleans.
+    QDoubleSpinBox* spinBox() const { return m_real; }
+    QCheckBox* checkBox() const { return m_check; }  ///< null unless Boolean
     QSlider* slider() const { return m_slider; }            ///< null for booleans
     bool logarithmic() const { return m_log; }
     /// The value slider position `position` stands for.
@@ -117,7 +120,6 @@ private:
 
     engine::Shape m_shape;  ///< () or (1,), kept on every commit
     QDoubleSpinBox* m_real = nullptr;
-    QSpinBox* m_int = nullptr;
     QCheckBox* m_check = nullptr;
     QSlider* m_slider = nullptr;
     bool m_log = false;
@@ -161,6 +163,7 @@ protected:
 
 private:
     QImage m_image;
+    double m_rows = 1.0, m_cols = 1.0;  ///< extents of the matrix shown
 };
 
 /// Vector (1-D, more than one value) or matrix (2-D and up) editor: statistics, a histogram or a
@@ -199,7 +202,7 @@ private:
     void askRandomise();
     void fillTable();
     void cellEdited(int row, int column);
-    bool commitTensor(engine::Tensor t);
+    bool commitTensor(engine::Tensor t, const QString& step);
 
     engine::Tensor m_value;
     bool m_matrix = false;

@@ -198,6 +198,11 @@ void LiveRun::setSpeed(engine::Speed speed)
     m_controller->setSpeed(speed);
 }
 
+void LiveRun::setBackend(engine::BackendKind kind)
+{
+    m_controller->setBackend(kind);
+}
+
 void LiveRun::setAttribute(const QString& path, const std::string& name, const engine::AttributeValue& value)
 {
     const std::string p = path.toStdString();

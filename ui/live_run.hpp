@@ -92,6 +92,9 @@ public:
     void resetState();
     /// Simulated seconds per wall second, or as fast as possible.
     void setSpeed(engine::Speed speed);
+    /// Moves the running copy to another backend (states carried over); a failure comes back
+    /// through failed() and the old backend stays.
+    void setBackend(engine::BackendKind kind);
     /// Sets attribute `name` of the module at `path` in the running copy, between two chunks
     /// (a live edit), and in plotModel() (thresholds drawn from it). A change the controller
     /// refuses (invalid, or not live-editable while running) comes back through failed().

@@ -2,12 +2,12 @@
 // between the canvas, the Modules tree and the inspector. See main_window.hpp.
 #include "main_window.hpp"
 
-#include "attribute_table.hpp"
 #include "document_file.hpp"
 #include "document_tree.hpp"
 #include "graph_breadcrumb.hpp"
 #include "graph_canvas.hpp"
 #include "graph_node_item.hpp"
+#include "inspector.hpp"
 #include "live_run.hpp"
 #include "palette_widget.hpp"
 #include "raster_plot.hpp"
@@ -26,6 +26,7 @@ namespace spike::ui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::currentPath())
 {
+    m_wallClock.start();
     m_doc = new GraphDocument(this);
     m_file = new DocumentFile(*m_doc, this);
     buildCentre();
@@ -65,6 +66,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
 MainWindow::~MainWindow()
 {
     m_run.reset();  // joins the worker before the widgets it reports to go away
+    // The views let go of the document before it is destroyed with the window's children.
+    m_inspector->setDocument(nullptr);
+    m_tree->setDocument(nullptr);
+    m_canvas->setDocument(nullptr);
 }
 
 const engine::Module* MainWindow::model() const
@@ -152,8 +157,17 @@ void MainWindow::buildDocks()
         }
     });
 
-    m_attributes = new AttributeTable;
-    m_attributesDock = dock(tr("Attributes"), QStringLiteral("attributesDock"), m_attributes, Qt::RightDockWidgetArea);
+    m_inspector = new Inspector;
+    m_inspector->setDocument(m_doc);
+    // While the simulation runs, attributes that need a rebuild are refused with the reason.
+    m_inspector->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
+        if (m_run && m_run->isRunning() && !spec.liveEditable) {
+            return tr("Pause to change %1: it needs a rebuild of the simulation")
+                .arg(QString::fromStdString(spec.name));
+        }
+        return QString();
+    });
+    m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector, Qt::RightDockWidgetArea);
 }
 
 void MainWindow::showEvent(QShowEvent* event)
@@ -161,13 +175,12 @@ void MainWindow::showEvent(QShowEvent* event)
     QMainWindow::showEvent(event);
     if (!m_docksSized) {
         // Dock sizes only take once the window has its size: the left column gets the tree's
-        // natural width (capped), the inspector enough for values, the canvas the rest.
+        // natural width (capped), the inspector a fixed share, the canvas the rest.
         m_docksSized = true;
         constexpr double kMaxLeftShare = 0.2;
         constexpr double kMaxRightShare = 0.28;
         const int left = std::min(m_tree->naturalWidth(), static_cast<int>(kMaxLeftShare * width()));
-        const int right = std::min(m_attributes->naturalWidth(AttributeTable::ValueColumn),
-                                   static_cast<int>(kMaxRightShare * width()));
+        const int right = static_cast<int>(kMaxRightShare * width());
         resizeDocks({m_paletteDock, m_attributesDock}, {left, right}, Qt::Horizontal);
         resizeDocks({m_paletteDock, m_modulesDock}, {height() / 2, height() / 2}, Qt::Vertical);
         m_centre->setSizes({m_centre->height() * 3 / 5, m_centre->height() * 2 / 5});
@@ -224,14 +237,14 @@ void MainWindow::showInInspector(NodeId id)
 {
     m_inspected = m_doc->contains(id) ? id : NodeId{};
     const engine::Module* module = m_doc->module(m_inspected);
-    m_attributes->showModule(module);
+    m_inspector->showNode(m_inspected);
     if (module != nullptr) {
         const QString path = QString::fromStdString(m_doc->path(id));
-        m_attributesDock->setWindowTitle(tr("Attributes — %1 (%2)")
+        m_attributesDock->setWindowTitle(tr("Inspector — %1 (%2)")
                                              .arg(path.isEmpty() ? tr("root") : path,
                                                   QString::fromStdString(module->className())));
     } else {
-        m_attributesDock->setWindowTitle(tr("Attributes"));
+        m_attributesDock->setWindowTitle(tr("Inspector"));
     }
     if (m_run && module != nullptr && !membraneSignal(*module).empty()) {
         m_run->setTracedPath(selectedModulePath());
@@ -262,6 +275,7 @@ void MainWindow::onDocumentReset()
     } else {
         showInInspector(m_doc->rootId());
     }
+    showTimeStep();
     updateTitle();
     updateEditActions();
 }
@@ -278,6 +292,9 @@ void MainWindow::onAttributeChanged(NodeId id, const QString& name)
         } else {
             dropRun(tr("%1 changed and needs a rebuild — press Run to simulate from t = 0").arg(name));
         }
+    }
+    if (name == QLatin1String("dt")) {
+        showTimeStep();
     }
     if (id == m_inspected) {
         showInInspector(id);

@@ -3,11 +3,11 @@
 // Owns: the GraphDocument (the model being edited, with its undo stack), its DocumentFile
 // (path, modified flag, recent files, autosave and recovery), the centre (breadcrumb + canvas
 // above, membrane-potential and spike-raster plots below, time axes linked), the docks
-// ("Palette", "Modules", "Attributes"), the menus and the run toolbar, and the LiveRun of the
+// ("Palette", "Modules", "Inspector"), the menus and the run toolbar, and the LiveRun of the
 // current model (created on the first Run, on a copy of the document's model; an attribute edit
 // reaches the running copy between two chunks, a structural edit drops it, so the next Run
 // compiles the edited model).
-// Invariants: the canvas, the Modules tree and the Attributes table show the same document;
+// Invariants: the canvas, the Modules tree and the Inspector show the same document;
 // the canvas and tree selections agree (both ways); a failed open keeps the document; the
 // window title is DocumentFile::windowTitle().
 // The public API never opens a dialog (tests and the screenshot mode call it); menu actions call
@@ -22,6 +22,7 @@
 
 #include "engine/recording.hpp"
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QString>
 
@@ -29,6 +30,7 @@
 
 class QAction;
 class QComboBox;
+class QDoubleSpinBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -37,11 +39,11 @@ class QSplitter;
 
 namespace spike::ui {
 
-class AttributeTable;
 class DocumentFile;
 class DocumentTree;
 class GraphBreadcrumb;
 class GraphCanvas;
+class Inspector;
 class LiveRun;
 class PaletteWidget;
 class RasterPlot;
@@ -99,10 +101,17 @@ public:
     GraphBreadcrumb* breadcrumb() const { return m_breadcrumb; }
     PaletteWidget* palette() const { return m_palette; }
     DocumentTree* moduleTree() const { return m_tree; }
-    AttributeTable* attributeTable() const { return m_attributes; }
+    /// The "Inspector" dock: the registry-generated editor of the selected module.
+    Inspector* inspector() const { return m_inspector; }
     TracePlot* tracePlot() const { return m_tracePlot; }
     RasterPlot* rasterPlot() const { return m_rasterPlot; }
     QSpinBox* stepsSpinBox() const { return m_steps; }
+    /// The toolbar's time step [ms] (the dt of every module that has one).
+    QDoubleSpinBox* timeStepSpinBox() const { return m_dt; }
+    /// The toolbar's backend choice (CPU, CUDA; CUDA disabled with the reason without a device).
+    QComboBox* backendComboBox() const { return m_backend; }
+    /// Steps per second of the run, measured over the last half second or more (0 when idle).
+    double stepsPerSecond() const { return m_stepsPerSecond; }
     /// The action with this object name ("action.save", "action.group", ...), or nullptr.
     QAction* action(const QString& objectName) const;
 
@@ -150,6 +159,10 @@ private:
     void toggleRun();
     void stepInteractively();
     void applySpeed();
+    void applyBackend();
+    void applyTimeStep();
+    void showTimeStep();
+    void measureRate();
     QString tracedPath() const;
 
     GraphDocument* m_doc = nullptr;
@@ -165,13 +178,20 @@ private:
     GraphBreadcrumb* m_breadcrumb = nullptr;
     PaletteWidget* m_palette = nullptr;
     DocumentTree* m_tree = nullptr;
-    AttributeTable* m_attributes = nullptr;
+    Inspector* m_inspector = nullptr;
     TracePlot* m_tracePlot = nullptr;
     RasterPlot* m_rasterPlot = nullptr;
     QSplitter* m_centre = nullptr;
     QSplitter* m_plotSplitter = nullptr;
     QSpinBox* m_steps = nullptr;
     QComboBox* m_speed = nullptr;
+    QComboBox* m_backend = nullptr;
+    QDoubleSpinBox* m_dt = nullptr;
+    QLabel* m_rate = nullptr;
+    double m_stepsPerSecond = 0.0;
+    std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
+    qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window
+    QElapsedTimer m_wallClock;        ///< started with the window
     QLabel* m_clock = nullptr;
     QDockWidget* m_paletteDock = nullptr;
     QDockWidget* m_modulesDock = nullptr;

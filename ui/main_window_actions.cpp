@@ -8,10 +8,14 @@
 #include "live_run.hpp"
 #include "palette_widget.hpp"
 
+#include "engine/backend.hpp"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QStandardItemModel>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -137,6 +141,16 @@ void MainWindow::buildActions()
                                tr("Run the number of steps in the Steps box, then pause"));
     step->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
     connect(step, &QAction::triggered, this, &MainWindow::stepInteractively);
+    for (const int n : {1, 10, 100}) {
+        QAction* quick = makeAction(QStringLiteral("action.step%1").arg(n), QString::number(n), {},
+                                    tr("Run %n step(s), then pause", nullptr, n));
+        connect(quick, &QAction::triggered, this, [this, n] {
+            QString error;
+            if (ensureRun(&error)) {
+                m_run->step(n);
+            }
+        });
+    }
     QAction* reset = makeAction(QStringLiteral("action.reset"), tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R),
                                 tr("Reset every state and restart time at zero"));
     reset->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
@@ -214,6 +228,9 @@ void MainWindow::buildToolBar()
     m_steps->setToolTip(tr("Steps one Step runs (1 to %L1)").arg(kMaxSteps));
     m_steps->setMinimumWidth(120);
     bar->addWidget(m_steps);
+    for (const char* name : {"action.step1", "action.step10", "action.step100"}) {
+        bar->addAction(action(QLatin1String(name)));
+    }
     bar->addAction(action(QStringLiteral("action.reset")));
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Speed: "), bar));
@@ -225,6 +242,39 @@ void MainWindow::buildToolBar()
     m_speed->setToolTip(tr("Simulated time per wall-clock time while running"));
     connect(m_speed, &QComboBox::currentIndexChanged, this, &MainWindow::applySpeed);
     bar->addWidget(m_speed);
+
+    bar->addWidget(new QLabel(tr("  dt: "), bar));
+    m_dt = new QDoubleSpinBox(bar);
+    m_dt->setDecimals(3);
+    m_dt->setRange(0.001, 1000.0);
+    m_dt->setSuffix(tr(" ms"));
+    m_dt->setKeyboardTracking(false);
+    m_dt->setToolTip(tr("Time step of every module that has one (undoable; needs a rebuild while running)"));
+    connect(m_dt, &QDoubleSpinBox::valueChanged, this, &MainWindow::applyTimeStep);
+    bar->addWidget(m_dt);
+
+    bar->addWidget(new QLabel(tr("  Backend: "), bar));
+    m_backend = new QComboBox(bar);
+    m_backend->addItem(tr("CPU"), static_cast<int>(engine::BackendKind::Cpu));
+    m_backend->addItem(tr("CUDA"), static_cast<int>(engine::BackendKind::Cuda));
+    std::string why;
+    if (!engine::backendAvailable(engine::BackendKind::Cuda, &why)) {
+        auto* model = qobject_cast<QStandardItemModel*>(m_backend->model());
+        QStandardItem* cuda = model->item(1);
+        cuda->setEnabled(false);
+        cuda->setToolTip(tr("Not available here: %1").arg(QString::fromStdString(why)));
+        m_backend->setToolTip(tr("CUDA is not available here: %1").arg(QString::fromStdString(why)));
+    } else {
+        m_backend->setToolTip(tr("Where the simulation runs"));
+    }
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &MainWindow::applyBackend);
+    bar->addWidget(m_backend);
+
+    m_rate = new QLabel(bar);
+    m_rate->setMinimumWidth(140);
+    m_rate->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_rate->setToolTip(tr("Simulation steps per second of wall time while running"));
+    statusBar()->addPermanentWidget(m_rate);
 }
 
 void MainWindow::updateTitle()

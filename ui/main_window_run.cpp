@@ -4,6 +4,7 @@
 #include "main_window.hpp"
 
 #include "document_file.hpp"
+#include "graph_commands.hpp"
 #include "live_run.hpp"
 #include "raster_plot.hpp"
 #include "trace_plot.hpp"
@@ -13,6 +14,9 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSignalBlocker>
+#include <QUndoStack>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QLabel>
@@ -63,7 +67,9 @@ bool MainWindow::ensureRun(QString* error)
     try {
         // The worker owns its own copy: the document stays editable and keeps initial states.
         engine::ModelDocument copy = engine::modelFromJson(m_doc->toJson(), "the document", ".");
-        m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath());
+        LiveRunOptions options;
+        options.backend = static_cast<engine::BackendKind>(m_backend->currentData().toInt());
+        m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath(), options);
     } catch (const engine::Error& e) {
         const QString message = QString::fromUtf8(e.what());
         statusBar()->showMessage(tr("Cannot run: %1").arg(message));
@@ -198,8 +204,74 @@ void MainWindow::applySpeed()
     }
 }
 
+void MainWindow::applyBackend()
+{
+    if (m_run) {
+        m_run->setBackend(static_cast<engine::BackendKind>(m_backend->currentData().toInt()));
+    }
+}
+
+void MainWindow::showTimeStep()
+{
+    const QSignalBlocker quiet(m_dt);
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        for (const auto& view : module->attributes()) {
+            if (view.spec->name == "dt" && std::holds_alternative<engine::Tensor>(*view.value)) {
+                m_dt->setEnabled(true);
+                m_dt->setValue(static_cast<double>(std::get<engine::Tensor>(*view.value)[0]) * 1e3);
+                return;
+            }
+        }
+    }
+    m_dt->setEnabled(false);
+}
+
+void MainWindow::applyTimeStep()
+{
+    const engine::Tensor dt = engine::Tensor::scalar(static_cast<float>(m_dt->value() * 1e-3));
+    std::vector<NodeId> targets;
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        for (const auto& view : module->attributes()) {
+            if (view.spec->name == "dt" && !view.derived && std::holds_alternative<engine::Tensor>(*view.value)
+                && !std::get<engine::Tensor>(*view.value).identical(dt)) {
+                targets.push_back(m_doc->findNode(path));
+            }
+        }
+    }
+    if (targets.empty()) {
+        return;
+    }
+    QUndoStack* undo = m_doc->undoStack();
+    undo->beginMacro(tr("Set dt to %1 ms").arg(m_dt->value()));
+    for (NodeId id : targets) {
+        const engine::Status status = pushCommand(*m_doc, std::make_unique<SetAttributeCommand>(*m_doc, id, "dt", dt));
+        if (!status.ok) {
+            statusBar()->showMessage(tr("dt refused: %1").arg(QString::fromStdString(status.message)));
+        }
+    }
+    undo->endMacro();
+    showTimeStep();
+}
+
+void MainWindow::measureRate()
+{
+    const qint64 now = m_wallClock.elapsed();
+    const std::int64_t steps = simulatedSteps();
+    if (!m_run || !m_run->isRunning() || steps < m_rateSteps) {
+        m_stepsPerSecond = 0.0;
+        m_rateSteps = steps;
+        m_rateStartMs = now;
+    } else if (now - m_rateStartMs >= 500) {
+        m_stepsPerSecond = static_cast<double>(steps - m_rateSteps) * 1e3 / static_cast<double>(now - m_rateStartMs);
+        m_rateSteps = steps;
+        m_rateStartMs = now;
+    }
+    m_rate->setText(m_stepsPerSecond > 0.0 ? tr("%L1 steps/s").arg(m_stepsPerSecond, 0, 'f', 0) : QString());
+}
+
 void MainWindow::updateRunControls()
 {
+    measureRate();
     const bool running = m_run && m_run->isRunning();
     m_runAction->setText(running ? tr("Pause") : tr("Run"));
     m_runAction->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
