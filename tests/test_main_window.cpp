@@ -18,6 +18,7 @@
 #include "ui/trace_plot.hpp"
 
 #include "engine/attribute.hpp"
+#include "engine/backend.hpp"
 #include "engine/model_io.hpp"
 
 #include <QAction>
@@ -25,6 +26,7 @@
 #include <QFile>
 #include <QDoubleSpinBox>
 #include <QImage>
+#include <QStandardItemModel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTimer>
@@ -377,6 +379,36 @@ private Q_SLOTS:
         }
         // The trace plot draws the new threshold.
         QCOMPARE(w.tracePlot()->thresholdLineCount(), 1);
+    }
+
+    void runControls()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        // Step 1 / 10 / 100 run exactly that many steps.
+        w.action(QStringLiteral("action.step10"))->trigger();
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{10});
+        w.action(QStringLiteral("action.step1"))->trigger();
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{11});
+        // dt sets every module's dt as one undo step.
+        QVERIFY(std::abs(w.timeStepSpinBox()->value() - w.model()->getSubmodule("0").timeStep() * 1e3) < 1e-4);
+        const int before = w.document()->undoStack()->count();
+        w.timeStepSpinBox()->setValue(0.5);
+        QCOMPARE(w.document()->undoStack()->count(), before + 1);
+        for (const char* path : {"0", "1"}) {
+            QCOMPARE(w.model()->getSubmodule(path).timeStep(), static_cast<double>(0.5e-3F));
+        }
+        w.document()->undoStack()->undo();
+        QVERIFY(std::abs(w.timeStepSpinBox()->value() - 1.0) < 1e-4);
+        QVERIFY(std::abs(w.model()->getSubmodule("1").timeStep() - 1e-3) < 1e-9);
+        // The backend choice offers CUDA only where a device is usable.
+        std::string why;
+        const bool cuda = spike::engine::backendAvailable(spike::engine::BackendKind::Cuda, &why);
+        auto* items = qobject_cast<QStandardItemModel*>(w.backendComboBox()->model());
+        QCOMPARE(items->item(1)->isEnabled(), cuda);
+        if (!cuda) {
+            QVERIFY(items->item(1)->toolTip().contains(QString::fromStdString(why)));
+        }
     }
 
     void runForRunsLive()
