@@ -351,8 +351,9 @@ private Q_SLOTS:
     {
         const QList<ExampleModel> examples = DocumentFile::examples();
         QVERIFY(examples.size() >= 2);
-        const QStringList order{QStringLiteral("Two-layer LIF"), QStringLiteral("CUBA network"),
-                                QStringLiteral("Dynamics network")};
+        const QStringList order{QStringLiteral("LIF neuron and a current step"), QStringLiteral("LIF versus LIFRefrac"),
+                                QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
+                                QStringLiteral("CUBA network"), QStringLiteral("Dynamics network")};
         qsizetype last = -1;
         GraphDocument doc;
         DocumentFile file(doc);

@@ -411,6 +411,42 @@ private Q_SLOTS:
         }
     }
 
+    void teachingDemosSpike()
+    {
+        // The current-step demo shows the rheobase: the two weakest steps stay below threshold,
+        // the stronger ones fire, faster the stronger the step.
+        MainWindow w;
+        QVERIFY(w.openModel(QStringLiteral(":/examples/lif_current_step.json")));
+        QCOMPARE(w.selectedModulePath(), QStringLiteral("lif"));
+        QVERIFY(w.runSteps(500));
+        const auto& spikes = w.lastRecording()->at("lif").at("spikes");
+        std::vector<double> perNeuron(5, 0.0);
+        for (std::int64_t i = 0; i < spikes.data.numel(); ++i) {
+            perNeuron[static_cast<std::size_t>(i % 5)] += spikes.data[i];
+        }
+        QCOMPARE(perNeuron[0], 0.0);
+        QCOMPARE(perNeuron[1], 0.0);
+        QVERIFY(perNeuron[2] > 0.0 && perNeuron[2] < perNeuron[3] && perNeuron[3] < perNeuron[4]);
+        QCOMPARE(w.tracePlot()->graphCount(), 5);
+        // LIFRefrac's rate saturates (refractory period) where LIF's keeps growing.
+        QVERIFY(w.openModel(QStringLiteral(":/examples/lif_vs_lifrefrac.json")));
+        QVERIFY(w.runSteps(300));
+        const auto count = [&](const char* path, int n, int k) {
+            const auto& s = w.lastRecording()->at(path).at("spikes");
+            double total = 0.0;
+            for (std::int64_t t = 0; t < s.data.numel() / n; ++t) {
+                total += s.data[t * n + k];
+            }
+            return total;
+        };
+        QVERIFY(count("lif", 4, 3) > 2.0 * count("refrac", 4, 3));
+        QVERIFY(count("refrac", 4, 3) < 2.0 * count("refrac", 4, 0));
+        // The Poisson-driven layer fires.
+        QVERIFY(w.openModel(QStringLiteral(":/examples/poisson_feedforward.json")));
+        QVERIFY(w.runSteps(1000));
+        QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).spikes > 100);
+    }
+
     void runForRunsLive()
     {
         MainWindow w;

@@ -94,8 +94,9 @@ public:
     /// Puts `path` first in the recent files.
     void addRecentFile(const QString& path);
     void clearRecentFiles();
-    /// The bundled examples, in menu order ("Two-layer LIF", "CUBA network", "Dynamics
-    /// network"); an example whose resource is not compiled in is left out.
+    /// The bundled examples, in menu order (the teaching demos first: "LIF neuron and a current
+    /// step", "LIF versus LIFRefrac", "Poisson-driven LIF layer", then "Two-layer LIF", "CUBA
+    /// network", "Dynamics network"); an example whose resource is not compiled in is left out.
     static QList<ExampleModel> examples();
 
     // ---- autosave and recovery ------------------------------------------------------------
