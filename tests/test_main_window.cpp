@@ -14,12 +14,14 @@
 #include "ui/inspector.hpp"
 #include "ui/main_window.hpp"
 #include "ui/palette_widget.hpp"
+#include "ui/plot_export.hpp"
 #include "ui/raster_plot.hpp"
 #include "ui/trace_plot.hpp"
 
 #include "engine/attribute.hpp"
 #include "engine/backend.hpp"
 #include "engine/model_io.hpp"
+#include "engine/npy.hpp"
 
 #include <QAction>
 #include <QClipboard>
@@ -445,6 +447,48 @@ private Q_SLOTS:
         QVERIFY(w.openModel(QStringLiteral(":/examples/poisson_feedforward.json")));
         QVERIFY(w.runSteps(1000));
         QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).spikes > 100);
+    }
+
+    void exportsMatchTheRecording()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QVERIFY(w.runSteps(50));
+        const spike::engine::Recording& rec = *w.lastRecording();
+        // The trace CSV holds exactly the recorded float samples.
+        const QStringList lines = spike::ui::plotCsv(*w.tracePlot()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 51);
+        QVERIFY(lines.front().startsWith(QStringLiteral("time_ms,")));
+        const auto& vmem = rec.at("0").at("vmem");
+        for (const int t : {0, 17, 49}) {
+            const QStringList cells = lines[t + 1].split(QLatin1Char(','));
+            QCOMPARE(cells.size(), 9);
+            QCOMPARE(cells[0].toDouble(), (vmem.tStart + t * vmem.dt) * 1e3);
+            for (int n = 0; n < 8; ++n) {
+                QCOMPARE(cells[n + 1].toFloat(), vmem.data[t * 8 + n]);
+            }
+        }
+        // The raster CSV has one row per dot.
+        const QStringList dots = spike::ui::plotCsv(*w.rasterPlot()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(dots.size() - 1, static_cast<qsizetype>(w.rasterPlot()->dotCount()));
+        // Files: PNG (twice the pixels), PDF, CSV; an unknown suffix is refused with the reason.
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(spike::ui::exportPlot(*w.tracePlot(), dir.filePath(QStringLiteral("t.png")), &error), qPrintable(error));
+        QCOMPARE(QImage(dir.filePath(QStringLiteral("t.png"))).width(), 2 * w.tracePlot()->width());
+        QVERIFY(spike::ui::exportPlot(*w.rasterPlot(), dir.filePath(QStringLiteral("r.pdf")), &error));
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("r.pdf"))).size() > 0);
+        QVERIFY(spike::ui::exportPlot(*w.rasterPlot(), dir.filePath(QStringLiteral("r.csv")), &error));
+        QVERIFY(!spike::ui::exportPlot(*w.rasterPlot(), dir.filePath(QStringLiteral("r.bmpx")), &error));
+        QVERIFY(error.contains(QStringLiteral("expected .png, .pdf or .csv")));
+        // Recordings: one .npy per series, identical to the recording.
+        const QStringList files = spike::ui::exportRecording(rec, dir.filePath(QStringLiteral("npy")), &error);
+        QCOMPARE(static_cast<std::size_t>(files.size()), spike::engine::flatten(rec).size());
+        for (const auto& [key, series] : spike::engine::flatten(rec)) {
+            const Tensor back = spike::engine::npy::load(
+                dir.filePath(QStringLiteral("npy/%1.npy").arg(QString::fromStdString(key))).toStdString());
+            QVERIFY2(back.identical(series->data), key.c_str());
+        }
     }
 
     void runForRunsLive()

@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenu>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -122,6 +123,21 @@ void MainWindow::buildCentre()
     // Double-click on either plot: back to the whole recorded window after dragging or zooming.
     connect(m_tracePlot, &QCustomPlot::mouseDoubleClick, this, &MainWindow::showWholeRun);
     connect(m_rasterPlot, &QCustomPlot::mouseDoubleClick, this, &MainWindow::showWholeRun);
+
+    // Right-click on a plot: export it.
+    for (QCustomPlot* plot : {static_cast<QCustomPlot*>(m_tracePlot), static_cast<QCustomPlot*>(m_rasterPlot)}) {
+        plot->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint& pos) {
+            QMenu menu(this);
+            for (const auto& [format, suffix] : {std::pair{tr("PNG image"), QStringLiteral("png")},
+                                                 {tr("PDF document"), QStringLiteral("pdf")},
+                                                 {tr("CSV table"), QStringLiteral("csv")}}) {
+                menu.addAction(tr("Export as %1…").arg(format), this,
+                               [this, plot, suffix = suffix] { exportPlotInteractively(plot, suffix); });
+            }
+            menu.exec(plot->mapToGlobal(pos));
+        });
+    }
 
     connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::onCanvasSelection);
     connect(m_canvas, &GraphCanvas::editRefused, this,

@@ -30,6 +30,7 @@
 
 class QAction;
 class QComboBox;
+class QCustomPlot;
 class QDoubleSpinBox;
 class QDockWidget;
 class QLabel;
@@ -149,6 +150,8 @@ private:
     void newInteractively();
     void updateTitle();
     void updateEditActions();
+    void exportPlotInteractively(QCustomPlot* plot, const QString& suffix);
+    void exportRecordingsInteractively();
     // main_window_run.cpp
     bool ensureRun(QString* error);
     void dropRun(const QString& reason);

@@ -6,6 +6,8 @@
 #include "document_file.hpp"
 #include "graph_canvas.hpp"
 #include "live_run.hpp"
+#include "plot_export.hpp"
+#include "raster_plot.hpp"
 #include "palette_widget.hpp"
 
 #include "engine/backend.hpp"
@@ -17,6 +19,7 @@
 #include <QDoubleSpinBox>
 #include <QStandardItemModel>
 #include <QDockWidget>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -63,6 +66,9 @@ void MainWindow::buildActions()
             &QAction::triggered, this, &MainWindow::saveInteractively);
     connect(makeAction(QStringLiteral("action.saveAs"), tr("Save &As…"), QKeySequence::SaveAs, tr("Save the model to a new file")),
             &QAction::triggered, this, &MainWindow::saveAsInteractively);
+    connect(makeAction(QStringLiteral("action.exportRecordings"), tr("&Export Recordings…"), {},
+                       tr("Write every recorded series of the run as .npy files into a folder")),
+            &QAction::triggered, this, &MainWindow::exportRecordingsInteractively);
     QAction* quit = makeAction(QStringLiteral("action.quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit SpikeStudio"));
     quit->setMenuRole(QAction::QuitRole);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -177,6 +183,8 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(action(QStringLiteral("action.save")));
     file->addAction(action(QStringLiteral("action.saveAs")));
+    file->addSeparator();
+    file->addAction(action(QStringLiteral("action.exportRecordings")));
     file->addSeparator();
     file->addAction(action(QStringLiteral("action.quit")));
 
@@ -432,6 +440,47 @@ bool MainWindow::saveAsInteractively()
     }
     statusBar()->showMessage(tr("Saved %1").arg(path));
     return true;
+}
+
+void MainWindow::exportPlotInteractively(QCustomPlot* plot, const QString& suffix)
+{
+    const QString name = plot == static_cast<QCustomPlot*>(m_rasterPlot) ? QStringLiteral("raster") : QStringLiteral("membrane");
+    QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir(m_lastDir).filePath(name + QLatin1Char('.') + suffix),
+                                                tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += QLatin1Char('.') + suffix;
+    }
+    m_lastDir = QFileInfo(path).absolutePath();
+    QString error;
+    if (!exportPlot(*plot, path, &error)) {
+        QMessageBox::warning(this, tr("Could not export the plot"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path));
+}
+
+void MainWindow::exportRecordingsInteractively()
+{
+    const engine::Recording* recording = lastRecording();
+    if (recording == nullptr) {
+        QMessageBox::information(this, tr("Nothing to export"), tr("Run the model first: there is no recording yet."));
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export recordings into"), m_lastDir);
+    if (dir.isEmpty()) {
+        return;
+    }
+    m_lastDir = dir;
+    QString error;
+    const QStringList files = exportRecording(*recording, dir, &error);
+    if (files.isEmpty()) {
+        QMessageBox::warning(this, tr("Could not export the recordings"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote %n .npy file(s) to %1", nullptr, static_cast<int>(files.size())).arg(dir));
 }
 
 bool MainWindow::maybeSave()
