@@ -20,7 +20,9 @@
 
 #include "engine/attribute.hpp"
 #include "engine/backend.hpp"
+#include "engine/cuba_lif.hpp"
 #include "engine/model_io.hpp"
+#include "engine/network.hpp"
 #include "engine/npy.hpp"
 
 #include <QAction>
@@ -40,6 +42,7 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <random>
 
 using spike::engine::Module;
 using spike::engine::RecordSpec;
@@ -274,7 +277,8 @@ private Q_SLOTS:
         QVERIFY(spikes > 0);
         QCOMPARE(events, spikes);
         QCOMPARE(w.rasterPlot()->dotCount(), spikes);
-        QCOMPARE(w.rasterPlot()->graphCount(), spikingLeaves);
+        QCOMPARE(w.rasterPlot()->bandCount(), spikingLeaves);
+        QVERIFY(!w.rasterPlot()->densityMode());
         QCOMPARE(spike::ui::summariseSpikes(*w.lastRecording()).spikes, spikes);
 
         const QString status = w.statusBar()->currentMessage();
@@ -469,8 +473,11 @@ private Q_SLOTS:
             }
         }
         // The raster CSV has one row per dot.
-        const QStringList dots = spike::ui::plotCsv(*w.rasterPlot()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(dots.size() - 1, static_cast<qsizetype>(w.rasterPlot()->dotCount()));
+        const QStringList rows = spike::ui::plotCsv(*w.rasterPlot()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const auto dots = std::count_if(rows.begin(), rows.end(), [](const QString& r) {
+            return !r.startsWith(QStringLiteral("\"population rate\"")) && !r.startsWith(QStringLiteral("series,"));
+        });
+        QCOMPARE(static_cast<std::int64_t>(dots), w.rasterPlot()->dotCount());
         // Files: PNG (twice the pixels), PDF, CSV; an unknown suffix is refused with the reason.
         QTemporaryDir dir;
         QString error;
@@ -489,6 +496,53 @@ private Q_SLOTS:
                 dir.filePath(QStringLiteral("npy/%1.npy").arg(QString::fromStdString(key))).toStdString());
             QVERIFY2(back.identical(series->data), key.c_str());
         }
+    }
+
+    void rasterAggregatesLargeRecordings()
+    {
+        // 3000 neurons x 400 steps of random spikes: too many rows for dots, so density cells;
+        // every spike is in a cell, and the rate strip is spikes / (neurons x bin time).
+        spike::engine::Network root;
+        root.addNode("E", std::make_unique<spike::engine::CUBALIF>(3000));
+        spike::engine::TimeSeries series;
+        series.dt = 1e-4;
+        series.tStart = 0.02;
+        series.spikes = true;
+        series.data = Tensor(Shape{400, 3000});
+        std::mt19937 rng(5);
+        std::int64_t total = 0;
+        for (std::int64_t i = 0; i < series.data.numel(); ++i) {
+            const bool spike = std::uniform_real_distribution<double>(0.0, 1.0)(rng) < 0.01;
+            series.data.data()[i] = spike ? 1.0F : 0.0F;
+            total += spike ? 1 : 0;
+        }
+        spike::engine::Recording rec;
+        rec["E"]["spikes"] = series;
+        spike::ui::RasterPlot plot;
+        plot.resize(600, 400);
+        plot.showRecording(root, rec);
+        QVERIFY(plot.densityMode());
+        QCOMPARE(plot.dotCount(), std::int64_t{0});
+        QCOMPARE(plot.bandCount(), 1);
+        auto* map = qobject_cast<QCPColorMap*>(plot.plottable(1));
+        QVERIFY(map != nullptr);
+        double cells = 0.0;
+        for (int x = 0; x < map->data()->keySize(); ++x) {
+            for (int y = 0; y < map->data()->valueSize(); ++y) {
+                cells += map->data()->cell(x, y);
+            }
+        }
+        QCOMPARE(cells, static_cast<double>(total));
+        QVERIFY(map->data()->valueSize() <= spike::ui::RasterPlot::kMaxRows);
+        // One rate bin per step here (400 <= kMaxColumns): the mean rate is the overall rate.
+        const auto rate = plot.rateGraph()->data();
+        QCOMPARE(rate->size(), 400);
+        double sum = 0.0;
+        for (int i = 0; i < rate->size(); ++i) {
+            sum += rate->at(i)->value;
+        }
+        QVERIFY(std::abs(sum / 400.0 - static_cast<double>(total) / (3000.0 * 400.0 * 1e-4)) < 1e-6);
+        QCOMPARE(rate->at(0)->key, (0.02 + 0.5e-4) * 1e3);
     }
 
     void runForRunsLive()

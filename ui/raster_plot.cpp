@@ -84,6 +84,38 @@ RasterPlot::RasterPlot(QWidget* parent)
     yAxis2->setTickLabelFont(moduleFont);
     connect(yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), yAxis2,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
+
+    // The population-rate strip: its own axis rect under the raster, same margins, time axis
+    // following the raster's.
+    m_rateRect = new QCPAxisRect(this);
+    m_rateRect->setMaximumSize(QWIDGETSIZE_MAX, 80);
+    m_rateRect->setMinimumSize(0, 60);
+    m_rateRect->setAutoMargins(QCP::msTop | QCP::msBottom);
+    m_rateRect->setMargins(QMargins(kPlotLeftMargin, 0, kPlotRightMargin, 0));
+    m_rateRect->setRangeDrag(Qt::Horizontal);
+    m_rateRect->setRangeZoom(Qt::Horizontal);
+    const int rateRow = plotLayout()->rowCount();
+    plotLayout()->addElement(rateRow, 0, m_rateRect);
+    plotLayout()->setRowStretchFactor(rateRow, 0.25);
+    auto* margins = new QCPMarginGroup(this);
+    axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_rateRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    QCPAxis* rateTime = m_rateRect->axis(QCPAxis::atBottom);
+    QCPAxis* rateValue = m_rateRect->axis(QCPAxis::atLeft);
+    rateValue->setLabel(tr("rate [Hz]"));
+    rateValue->ticker()->setTickCount(3);
+    rateTime->setTickLabels(false);
+    m_rateRect->axis(QCPAxis::atRight)->setVisible(true);
+    m_rateRect->axis(QCPAxis::atRight)->setTickLabels(false);
+    m_rateRect->axis(QCPAxis::atRight)->setTicks(false);
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), rateTime,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(rateTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), xAxis,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    m_rate = addGraph(rateTime, rateValue);
+    m_rate->setName(tr("population rate"));
+    m_rate->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.0));
+    m_rate->setLineStyle(QCPGraph::lsStepCenter);
 }
 
 QString RasterPlot::title() const
@@ -94,15 +126,22 @@ QString RasterPlot::title() const
 std::int64_t RasterPlot::dotCount() const
 {
     std::int64_t n = 0;
-    for (int i = 0; i < graphCount(); ++i) {
-        n += graph(i)->data()->size();
+    for (QCPAbstractPlottable* band : m_bands) {
+        if (auto* g = qobject_cast<QCPGraph*>(band)) {
+            n += g->data()->size();
+        }
     }
     return n;
 }
 
 void RasterPlot::removeContents()
 {
-    clearGraphs();
+    for (QCPAbstractPlottable* band : m_bands) {
+        removePlottable(band);
+    }
+    m_bands.clear();
+    m_density = false;
+    m_rate->data()->clear();
     clearItems();
     m_neuronTicker->clear();
     m_moduleTicker->clear();
@@ -153,36 +192,100 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
     }
 
     const int count = static_cast<int>(bands.size());
-    const std::int64_t stride = labelStride(rows, 24);
+    const std::int64_t stride = labelStride(rows, std::clamp<std::int64_t>(axisRect()->height() / 18, 4, 24));
+    std::int64_t events = 0;
+    for (const Band& band : bands) {
+        const float* d = band.series->data.data();
+        for (std::int64_t i = 0; i < band.steps * band.neurons; ++i) {
+            events += d[i] > 0.0F ? 1 : 0;
+        }
+    }
+    m_density = events > kMaxDots || rows > kMaxDotRows;
     double tMin = std::numeric_limits<double>::infinity();
     double tMax = -tMin;
     std::int64_t spikes = 0;
+    std::vector<const engine::TimeSeries*> all;
     for (int b = 0; b < count; ++b) {
         const Band& band = bands[static_cast<std::size_t>(b)];
         const engine::TimeSeries& s = *band.series;
+        all.push_back(&s);
         const double dtMs = s.dt * 1e3;
         const double t0Ms = s.tStart * 1e3;
         tMin = std::min(tMin, t0Ms);
         tMax = std::max(tMax, t0Ms + static_cast<double>(band.steps) * dtMs);
-
-        QVector<QCPGraphData> dots;
+        const QColor colour = seriesColour(b, count);
         const float* d = s.data.data();
-        for (std::int64_t t = 0; t < band.steps; ++t) {
-            const double x = t0Ms + static_cast<double>(t) * dtMs;
-            for (std::int64_t n = 0; n < band.neurons; ++n) {
-                const float c = d[t * band.neurons + n];
-                if (c > 0.0F) {
-                    dots.append(QCPGraphData(x, static_cast<double>(band.firstRow + n)));
-                    spikes += static_cast<std::int64_t>(std::llround(c));
+        if (m_density) {
+            // Cells: time bins of whole steps, neuron bins sharing kMaxRows by band size.
+            const std::int64_t stepsPerColumn = (band.steps + kMaxColumns - 1) / kMaxColumns;
+            const std::int64_t columns = (band.steps + stepsPerColumn - 1) / stepsPerColumn;
+            const std::int64_t bandRows = std::clamp<std::int64_t>(kMaxRows * band.neurons / rows, 1, band.neurons);
+            auto* map = new QCPColorMap(xAxis, yAxis);
+            map->setName(band.label);
+            map->data()->setSize(static_cast<int>(columns), static_cast<int>(bandRows));
+            const double columnMs = static_cast<double>(stepsPerColumn) * dtMs;
+            const double rowHeight = static_cast<double>(band.neurons) / static_cast<double>(bandRows);
+            map->data()->setRange(
+                QCPRange(t0Ms + 0.5 * columnMs, t0Ms + (static_cast<double>(columns) - 0.5) * columnMs),
+                QCPRange(static_cast<double>(band.firstRow) - 0.5 + 0.5 * rowHeight,
+                         static_cast<double>(band.firstRow) - 0.5 + (static_cast<double>(bandRows) - 0.5) * rowHeight));
+            std::vector<double> cells(static_cast<std::size_t>(columns * bandRows), 0.0);
+            for (std::int64_t t = 0; t < band.steps; ++t) {
+                const std::int64_t column = t / stepsPerColumn;
+                for (std::int64_t n = 0; n < band.neurons; ++n) {
+                    const float c = d[t * band.neurons + n];
+                    if (c > 0.0F) {
+                        cells[static_cast<std::size_t>(column * bandRows + n * bandRows / band.neurons)] += c;
+                        spikes += static_cast<std::int64_t>(std::llround(c));
+                    }
                 }
             }
+            std::vector<double> filled;
+            for (std::int64_t x = 0; x < columns; ++x) {
+                for (std::int64_t y = 0; y < bandRows; ++y) {
+                    const double v = cells[static_cast<std::size_t>(x * bandRows + y)];
+                    map->data()->setCell(static_cast<int>(x), static_cast<int>(y), v);
+                    if (v > 0.0) {
+                        filled.push_back(v);
+                    }
+                }
+            }
+            // Full colour at the 98th percentile of the filled cells, so a few busy cells do not
+            // wash out the rest.
+            double peak = 1.0;
+            if (!filled.empty()) {
+                const auto at = filled.begin() + static_cast<std::ptrdiff_t>(0.98 * static_cast<double>(filled.size() - 1));
+                std::nth_element(filled.begin(), at, filled.end());
+                peak = std::max(*at, 1.0);
+            }
+            QCPColorGradient gradient;
+            gradient.clearColorStops();
+            gradient.setColorStopAt(0.0, Qt::white);
+            gradient.setColorStopAt(1.0, colour);
+            map->setGradient(gradient);
+            map->setInterpolate(false);
+            map->setDataRange(QCPRange(0.0, peak));
+            m_bands.push_back(map);
+        } else {
+            QVector<QCPGraphData> dots;
+            for (std::int64_t t = 0; t < band.steps; ++t) {
+                const double x = t0Ms + static_cast<double>(t) * dtMs;
+                for (std::int64_t n = 0; n < band.neurons; ++n) {
+                    const float c = d[t * band.neurons + n];
+                    if (c > 0.0F) {
+                        dots.append(QCPGraphData(x, static_cast<double>(band.firstRow + n)));
+                        spikes += static_cast<std::int64_t>(std::llround(c));
+                    }
+                }
+            }
+            QCPGraph* graph = addGraph();
+            graph->setName(band.label);
+            graph->setLineStyle(QCPGraph::lsNone);
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 3));
+            graph->setAdaptiveSampling(true);
+            graph->data()->set(dots, true);
+            m_bands.push_back(graph);
         }
-        const QColor colour = seriesColour(b, count);
-        QCPGraph* graph = addGraph();
-        graph->setName(band.label);
-        graph->setLineStyle(QCPGraph::lsNone);
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 3));
-        graph->data()->set(dots, true);
 
         for (std::int64_t n = 0; n < band.neurons; n += stride) {
             m_neuronTicker->addTick(static_cast<double>(band.firstRow + n), QString::number(n));
@@ -190,7 +293,7 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
         const double centre = static_cast<double>(band.firstRow) +
                               static_cast<double>(band.neurons - 1) / 2.0;
         m_moduleTicker->addTick(centre, band.label);
-        if (b % 2 == 1) {
+        if (b % 2 == 1 && !m_density) {
             auto* shade = new QCPItemRect(this);
             shade->setLayer(QStringLiteral("grid"));
             shade->setPen(Qt::NoPen);
@@ -207,6 +310,7 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
             separator->point2->setCoords(1.0, static_cast<double>(band.firstRow) - 0.5);
         }
     }
+    showRate(all, rows);
 
     m_title->setText(tr("Spike raster\n%1 spikes from %2 neurons in %3 spiking module%4")
                          .arg(spikes)
@@ -217,6 +321,50 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
     yAxis->setRange(-0.5, static_cast<double>(rows) - 0.5);
     xAxis->setRange(tMin, tMax);
     replot();
+}
+
+void RasterPlot::showRate(const std::vector<const engine::TimeSeries*>& series, std::int64_t neurons)
+{
+    // Bins of whole steps on the first series' time base; every series adds its spikes by time.
+    const engine::TimeSeries& first = *series.front();
+    double tMin = std::numeric_limits<double>::infinity();
+    double tMax = -tMin;
+    for (const engine::TimeSeries* s : series) {
+        tMin = std::min(tMin, s->tStart);
+        tMax = std::max(tMax, s->tStart + static_cast<double>(stepsOf(*s)) * s->dt);
+    }
+    const auto steps = static_cast<std::int64_t>(std::llround((tMax - tMin) / first.dt));
+    if (steps <= 0 || neurons <= 0) {
+        m_rate->data()->clear();
+        return;
+    }
+    const std::int64_t stepsPerBin = (steps + kMaxColumns - 1) / kMaxColumns;
+    const std::int64_t bins = (steps + stepsPerBin - 1) / stepsPerBin;
+    std::vector<double> counts(static_cast<std::size_t>(bins), 0.0);
+    for (const engine::TimeSeries* s : series) {
+        const std::int64_t n = stepsOf(*s) > 0 ? s->data.numel() / stepsOf(*s) : 0;
+        const auto offset = static_cast<std::int64_t>(std::llround((s->tStart - tMin) / first.dt));
+        const float* d = s->data.data();
+        for (std::int64_t t = 0; t < stepsOf(*s); ++t) {
+            double sum = 0.0;
+            for (std::int64_t k = 0; k < n; ++k) {
+                sum += d[t * n + k];
+            }
+            const std::int64_t bin = std::clamp<std::int64_t>((t + offset) / stepsPerBin, 0, bins - 1);
+            counts[static_cast<std::size_t>(bin)] += sum;
+        }
+    }
+    const double binSeconds = static_cast<double>(stepsPerBin) * first.dt;
+    QVector<QCPGraphData> points;
+    points.reserve(static_cast<int>(bins));
+    double peak = 0.0;
+    for (std::int64_t b = 0; b < bins; ++b) {
+        const double rate = counts[static_cast<std::size_t>(b)] / (static_cast<double>(neurons) * binSeconds);
+        peak = std::max(peak, rate);
+        points.append(QCPGraphData((tMin + (static_cast<double>(b) + 0.5) * binSeconds) * 1e3, rate));
+    }
+    m_rate->data()->set(points, true);
+    m_rate->valueAxis()->setRange(0.0, peak > 0.0 ? peak * 1.1 : 1.0);
 }
 
 }  // namespace spike::ui
