@@ -12,6 +12,7 @@
 
 #include "execution_plan.hpp"
 #include "module.hpp"
+#include "spike_lists.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -60,6 +61,10 @@ struct ExecutorOptions {
     /// Most steps one advance() may take (buffers are sized once). Short chunks keep a cyclic
     /// network's output blocks in cache (bench/cuba: 16 steps beat 256 by 30 %).
     std::int64_t maxChunkSteps = 32;
+    /// CPU: list the spikes of neuron populations per step (NodeRunner::listsSpikes()) and
+    /// deliver them event-driven (Projection::deliverListed()) and to probeSpikeLists(). false
+    /// scans the dense rows instead; the results are identical either way.
+    bool spikeLists = true;
     PlanOptions plan;
 };
 
@@ -82,6 +87,15 @@ public:
     /// Probe k's samples from the last advance(): (steps, width) host rows, valid until the next
     /// advance() or setProbes().
     virtual const float* probeData(std::size_t k) const = 0;
+    /// Probe k's spikes from the last advance() as lists (spike_lists.hpp), row t naming the
+    /// non-zero values of probeData(k) row t, when k records a spiking module's whole output
+    /// and this executor lists that module's spikes; nullopt otherwise (read probeData()).
+    /// Valid as long as probeData(k).
+    virtual std::optional<SpikeLists> probeSpikeLists(std::size_t k) const
+    {
+        static_cast<void>(k);
+        return std::nullopt;
+    }
 
     /// Copies working states back into the modules' States (before reading or saving them).
     virtual void storeStates() = 0;

@@ -9,7 +9,13 @@
 // gathers and runs all rows at once, a lock-step group one row at a time across its nodes);
 // the output node's rows go to the caller; probes copy their slices; row 0 takes the last row.
 // Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
-// edges add, projections deliver). Nothing here allocates after construction and setProbes().
+// edges add, projections deliver). Spike lists (ExecutorOptions::spikeLists): a node whose runner
+// listsSpikes() also has list rows parallel to its output rows (row 0 the previous chunk's last,
+// rebuilt from the dense row by loadStates()), filled by runListing(); a projection reading such
+// a node's whole output row delivers from the lists (deliverListed()), any other edge from the
+// dense rows. A one-row input whose edges all deliver from lists is zeroed after its node ran by
+// undoing those deliveries (Projection::clearListed()), so the next gather skips the memset.
+// Nothing here allocates after construction and setProbes().
 // Thread: the thread that owns the module tree.
 #include "backend.hpp"
 #include "network.hpp"
@@ -29,10 +35,20 @@ struct NodeBuffers {
     std::vector<float> in;               ///< maxChunk × sizeIn (one row in a lock-step group)
     bool oneRow = false;                 ///< lock-step: each input row is used at once, so one
                                          ///< row is reused every step (stays in cache)
+    bool inClear = false;                ///< oneRow: `in` is all zero (cleared after its use)
     std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
     std::vector<TraceInfo> traces;
     std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × width, or empty
     std::vector<float*> traceTargets;           ///< scratch passed to run()
+    bool lists = false;                    ///< spike lists kept for the output rows
+    std::vector<std::int32_t> listIndices; ///< (maxChunk + 1) × sizeOut, rows as in `out`
+    std::vector<std::int32_t> listCounts;  ///< maxChunk + 1
+
+    /// The spike lists of output rows r = 0 .. maxChunk (lists only).
+    SpikeListTargets listRows(std::int64_t width)
+    {
+        return {listIndices.data(), listCounts.data(), width};
+    }
 };
 
 struct ResolvedProbe {
@@ -68,6 +84,11 @@ public:
                 b.traces = b.runner->traces();
                 b.traceRows.resize(b.traces.size());
                 b.traceTargets.assign(b.traces.size(), nullptr);
+                b.lists = options.spikeLists && b.runner->listsSpikes();
+            }
+            if (b.lists) {
+                b.listIndices.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0);
+                b.listCounts.assign(rows + 1, 0);
             }
         }
         loadStates(true);
@@ -130,6 +151,7 @@ public:
         forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
             gather(n, t0, len);
             runNode(n, t0, len);
+            clearInput(n, t0);
         });
         if (output != nullptr) {
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
@@ -139,8 +161,14 @@ public:
         copyProbes(steps);
         for (std::size_t i = 0; i < m_nodes.size(); ++i) {
             const std::int64_t w = m_plan.nodes[i].sizeOut;
-            float* out = m_nodes[i].out.data();
+            NodeBuffers& b = m_nodes[i];
+            float* out = b.out.data();
             std::memcpy(out, out + steps * w, static_cast<std::size_t>(w) * sizeof(float));
+            if (b.lists) {
+                const std::int32_t count = b.listCounts[static_cast<std::size_t>(steps)];
+                std::copy_n(b.listIndices.begin() + steps * w, count, b.listIndices.begin());
+                b.listCounts[0] = count;
+            }
         }
     }
 
@@ -148,6 +176,16 @@ public:
     {
         const ResolvedProbe& p = m_probes.at(k);
         return p.direct != nullptr ? p.direct : p.data.data();
+    }
+
+    std::optional<SpikeLists> probeSpikeLists(std::size_t k) const override
+    {
+        const ResolvedProbe& p = m_probes.at(k);
+        const NodeBuffers& b = m_nodes[static_cast<std::size_t>(p.node)];
+        if (p.direct == nullptr || p.trace >= 0 || !b.lists) {
+            return std::nullopt;
+        }
+        return SpikeLists{b.listIndices.data(), b.listCounts.data(), p.rowWidth}.from(1);
     }
 
     void storeStates() override
@@ -181,6 +219,13 @@ public:
             if (kept != nullptr && static_cast<std::int64_t>(kept->size()) == e.fromSize) {
                 std::copy(kept->begin(), kept->end(),
                           m_nodes[static_cast<std::size_t>(e.from)].out.begin() + e.fromOffset);
+            }
+        }
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            NodeBuffers& b = m_nodes[i];
+            if (b.lists) {
+                const std::int64_t w = m_plan.nodes[i].sizeOut;
+                listNonZeroRows(b.out.data(), w, w, 1, b.listRows(w));
             }
         }
     }
@@ -227,13 +272,20 @@ private:
         }
         NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
         float* dst = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
-        std::memset(dst, 0, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+        if (!b.inClear) {
+            std::memset(dst, 0, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+        }
+        b.inClear = false;
         for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
             const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
             const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
             const float* src = m_nodes[static_cast<std::size_t>(e.from)].out.data() +
                                (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
             float* target = dst + e.toOffset;
+            if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
+                e.projection->deliverListed(src, srcWidth, *lists, n, target, p.sizeIn);
+                continue;
+            }
             if (e.projection != nullptr) {
                 e.projection->deliver(src, srcWidth, n, target, p.sizeIn);
                 continue;
@@ -246,6 +298,39 @@ private:
                 }
             }
         }
+    }
+
+    /// The spike lists an edge delivers from at chunk row t0 (the source's row t0 + 1, or t0
+    /// when delayed): a projection reading the whole output row of a node with lists.
+    std::optional<SpikeLists> edgeLists(const PlanEdge& e, std::int64_t t0)
+    {
+        NodeBuffers& from = m_nodes[static_cast<std::size_t>(e.from)];
+        const std::int64_t width = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+        if (e.projection == nullptr || !from.lists || e.fromOffset != 0 || e.fromSize != width) {
+            return std::nullopt;
+        }
+        return from.listRows(width).view().from(t0 + (e.delayed ? 0 : 1));
+    }
+
+    /// After a one-row node consumed its input row: zeroes what gather() delivered into it, in
+    /// O(events), when every incoming edge delivered from lists and can undo its writes
+    /// (Projection::clearListed()); then the next gather() skips its memset.
+    void clearInput(int node, std::int64_t t0)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        if (!b.oneRow || p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
+            const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
+            const std::optional<SpikeLists> lists = edgeLists(e, t0);
+            if (!lists ||
+                !e.projection->clearListed(*lists, 1, b.in.data() + e.toOffset, p.sizeIn)) {
+                return;  // what was cleared so far stays zero; gather() memsets the whole row
+            }
+        }
+        b.inClear = true;
     }
 
     void runNode(int node, std::int64_t t0, std::int64_t n)
@@ -268,8 +353,13 @@ private:
                                     ? nullptr
                                     : b.traceRows[k].data() + t0 * b.traces[k].width;
         }
-        b.runner->run(b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn, n, b.out.data() + (t0 + 1) * p.sizeOut,
-                      b.traceTargets);
+        const float* in = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
+        float* out = b.out.data() + (t0 + 1) * p.sizeOut;
+        if (b.lists) {
+            b.runner->runListing(in, n, out, b.traceTargets, b.listRows(p.sizeOut).from(t0 + 1));
+        } else {
+            b.runner->run(in, n, out, b.traceTargets);
+        }
     }
 
     void copyProbes(std::int64_t steps)

@@ -62,6 +62,9 @@ public:
         m_layer->advanceSteps(steps);
     }
 
+    /// Spikes are sparse: the executor lists them per step for event-driven delivery.
+    bool listsSpikes() const override { return m_layer->spikingOutput(); }
+
     void store() override
     {
         for (const auto& c : m_carried) {

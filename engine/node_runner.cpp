@@ -1,9 +1,19 @@
-// GenericRunner: any module advanced through forwardBatched(). See node_runner.hpp.
+// NodeRunner's default runListing() and GenericRunner (any module advanced through
+// forwardBatched()). See node_runner.hpp.
 #include "node_runner.hpp"
 
 #include <algorithm>
 
 namespace spike::engine {
+
+void NodeRunner::runListing(const float* in, std::int64_t steps, float* out,
+                            const std::vector<float*>& traceTargets,
+                            const SpikeListTargets& lists)
+{
+    run(in, steps, out, traceTargets);
+    const std::int64_t width = m_module->sizeOut();
+    listNonZeroRows(out, width, width, steps, lists);
+}
 
 GenericRunner::GenericRunner(Module& module) : NodeRunner(module)
 {

@@ -6,9 +6,13 @@
 // reads or saves the module's States. Between load() and store() the module's stored States may
 // be stale (the working copy is the truth). run() must be allocation-free for neuron populations;
 // the generic runner (any other module) calls forwardBatched() and allocates per call.
+// runListing() is run() that also lists each step's spiking channels (spike_lists.hpp); the
+// executor calls it for runners whose listsSpikes() is true, so event-driven consumers of their
+// output need not scan the dense rows.
 #pragma once
 
 #include "module.hpp"
+#include "spike_lists.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -51,6 +55,14 @@ public:
     /// Advances the module's elapsed-step counter. `traceTargets` has traces().size() entries.
     virtual void run(const float* in, std::int64_t steps, float* out,
                      const std::vector<float*>& traceTargets) = 0;
+    /// Whether the output is sparse spikes worth listing per step (neuron populations).
+    virtual bool listsSpikes() const { return false; }
+    /// run(), and besides writes step t's non-zero output channels, ascending, to list row t of
+    /// `lists` (room for sizeOut entries per row). The output rows are those run() writes.
+    /// Default: run(), then a scan of each output row. Allocation-free when run() is.
+    virtual void runListing(const float* in, std::int64_t steps, float* out,
+                            const std::vector<float*>& traceTargets,
+                            const SpikeListTargets& lists);
     /// Copies working memory back into the module's stored States.
     virtual void store() = 0;
     /// The working state arrays (valid until the next load()).

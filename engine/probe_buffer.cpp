@@ -26,6 +26,18 @@ ProbeBuffer::ProbeBuffer(std::int64_t width, bool spikes, std::int64_t capacity)
 
 void ProbeBuffer::push(std::int64_t firstStep, std::int64_t steps, const float* rows)
 {
+    pushImpl(firstStep, steps, rows, nullptr);
+}
+
+void ProbeBuffer::push(std::int64_t firstStep, std::int64_t steps, const float* rows,
+                       const SpikeLists& lists)
+{
+    pushImpl(firstStep, steps, rows, &lists);
+}
+
+void ProbeBuffer::pushImpl(std::int64_t firstStep, std::int64_t steps, const float* rows,
+                           const SpikeLists* lists)
+{
     if (steps <= 0) {
         return;
     }
@@ -37,7 +49,7 @@ void ProbeBuffer::push(std::int64_t firstStep, std::int64_t steps, const float* 
         startSpan(firstStep);
     }
     if (m_spikes) {
-        pushEvents(firstStep, steps, rows);
+        pushEvents(firstStep, steps, rows, lists);
     } else {
         pushRows(steps, rows);
     }
@@ -113,34 +125,45 @@ void ProbeBuffer::pushRows(std::int64_t steps, const float* rows)
     ring.size += steps;
 }
 
-void ProbeBuffer::pushEvents(std::int64_t firstStep, std::int64_t steps, const float* rows)
+void ProbeBuffer::pushEvents(std::int64_t firstStep, std::int64_t steps, const float* rows,
+                             const SpikeLists* lists)
+{
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* row = rows + t * m_width;
+        if (lists != nullptr) {
+            const std::int32_t* listed = lists->indices + t * lists->stride;
+            for (std::int32_t k = 0; k < lists->counts[t]; ++k) {
+                pushEvent(firstStep + t, listed[k], row[listed[k]]);
+            }
+            continue;
+        }
+        for (std::int64_t j = 0; j < m_width; ++j) {
+            if (row[j] != 0.0F) {
+                pushEvent(firstStep + t, j, row[j]);
+            }
+        }
+    }
+}
+
+void ProbeBuffer::pushEvent(std::int64_t step, std::int64_t j, float x)
 {
     Ring<SpikeEvent>& ring = m_front.events;
     constexpr float kMaxCount = static_cast<float>(std::numeric_limits<std::int32_t>::max() / 2);
-    for (std::int64_t t = 0; t < steps; ++t) {
-        const float* row = rows + t * m_width;
-        for (std::int64_t j = 0; j < m_width; ++j) {
-            if (row[j] == 0.0F) {
-                continue;
-            }
-            const float rounded = std::nearbyint(row[j]);
-            SpikeEvent e{
-                firstStep + t, static_cast<std::int32_t>(j),
-                rounded >= 1.0F && rounded <= kMaxCount ? static_cast<std::int32_t>(rounded) : 1};
-            if (ring.size == m_capacity) {
-                ring.head = (ring.head + 1) % m_capacity;
-                --ring.size;
-                addDropped(1);
-            }
-            const std::int64_t pos = (ring.head + ring.size) % m_capacity;
-            if (pos == static_cast<std::int64_t>(ring.data.size())) {
-                ring.data.push_back(e);
-            } else {
-                ring.data[static_cast<std::size_t>(pos)] = e;
-            }
-            ++ring.size;
-        }
+    const float rounded = std::nearbyint(x);
+    SpikeEvent e{step, static_cast<std::int32_t>(j),
+                 rounded >= 1.0F && rounded <= kMaxCount ? static_cast<std::int32_t>(rounded) : 1};
+    if (ring.size == m_capacity) {
+        ring.head = (ring.head + 1) % m_capacity;
+        --ring.size;
+        addDropped(1);
     }
+    const std::int64_t pos = (ring.head + ring.size) % m_capacity;
+    if (pos == static_cast<std::int64_t>(ring.data.size())) {
+        ring.data.push_back(e);
+    } else {
+        ring.data[static_cast<std::size_t>(pos)] = e;
+    }
+    ++ring.size;
 }
 
 ProbeSnapshot ProbeBuffer::take()

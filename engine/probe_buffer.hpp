@@ -22,6 +22,8 @@
 // their memory, so the producer allocates only while a store first grows to its working size.
 #pragma once
 
+#include "spike_lists.hpp"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +76,11 @@ public:
     /// first step that does not continue the pending span (a jump back after a state reset, a
     /// gap) discards the pending data, counted as dropped. Producer thread only.
     void push(std::int64_t firstStep, std::int64_t steps, const float* rows);
+    /// Producer: push() of a spiking probe's rows whose non-zero entries `lists` names (row t's
+    /// list, see spike_lists.hpp, as Executor::probeSpikeLists() gives it): the same events,
+    /// found in O(spikes) instead of a scan of every entry. Continuous buffers ignore `lists`.
+    void push(std::int64_t firstStep, std::int64_t steps, const float* rows,
+              const SpikeLists& lists);
     /// Producer: discards pending data without counting it as dropped; the next push starts a
     /// new span (used when the simulation restarts from step 0). Producer thread only.
     void clear();
@@ -111,7 +118,14 @@ private:
 
     void startSpan(std::int64_t firstStep);
     void pushRows(std::int64_t steps, const float* rows);
-    void pushEvents(std::int64_t firstStep, std::int64_t steps, const float* rows);
+    /// push() with optional lists (nullptr: scan the rows).
+    void pushImpl(std::int64_t firstStep, std::int64_t steps, const float* rows,
+                  const SpikeLists* lists);
+    /// One event per non-zero entry, in row order; `lists` (may be nullptr) names them.
+    void pushEvents(std::int64_t firstStep, std::int64_t steps, const float* rows,
+                    const SpikeLists* lists);
+    /// Appends one event for entry value x of neuron j at step `step`.
+    void pushEvent(std::int64_t step, std::int64_t j, float x);
     void dropFront(std::int64_t records);
     void addDropped(std::int64_t records);
     /// Floats in `rows` rows.

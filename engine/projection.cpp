@@ -24,6 +24,17 @@ Projection::Projection(std::int64_t nSource, std::int64_t nTarget, bool spikingI
 {
 }
 
+void Projection::deliverListed(const float* pre, std::int64_t preStride, const SpikeLists&,
+                               std::int64_t steps, float* post, std::int64_t postStride)
+{
+    deliver(pre, preStride, steps, post, postStride);
+}
+
+bool Projection::clearListed(const SpikeLists&, std::int64_t, float*, std::int64_t)
+{
+    return false;
+}
+
 Tensor Projection::evolveImpl(const TensorView& input, const Recorder&)
 {
     const std::int64_t batches = input.dim(0);

@@ -4,12 +4,14 @@
 //
 // A projection is a module like any other (registry, state dict, evolve() over (T, Nsrc) giving
 // (T, Ndst)), and a Network holds it as the child named after its connection. The runtime calls
-// deliver(), which accumulates into the target's input rows without allocating; synaptic delays
-// live in the projection's own States, so delivering in chunks of any length gives bit-identical
-// results. Thread: owned by whichever thread runs it.
+// deliver(), which accumulates into the target's input rows without allocating, or
+// deliverListed() when the source lists its spikes per step; synaptic delays live in the
+// projection's own States, so delivering in chunks of any length gives bit-identical results.
+// Thread: owned by whichever thread runs it.
 #pragma once
 
 #include "module.hpp"
+#include "spike_lists.hpp"
 
 #include <cstdint>
 
@@ -27,6 +29,17 @@ public:
     /// Allocation-free.
     virtual void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
                          std::int64_t postStride) = 0;
+    /// deliver() with presynaptic row t's non-zero channels listed in `spikes` row t (see
+    /// spike_lists.hpp; every unlisted channel of the row is zero). Gives the same rows and
+    /// States as deliver(), bit for bit. Default: deliver(), ignoring the lists.
+    virtual void deliverListed(const float* pre, std::int64_t preStride, const SpikeLists& spikes,
+                               std::int64_t steps, float* post, std::int64_t postStride);
+    /// Zeroes every post entry that deliverListed() with the same arguments writes, when those
+    /// are only the listed channels' own synapses (so a caller can clear a row it delivered into
+    /// in O(events) instead of a memset), and returns true; returns false, touching nothing,
+    /// when deliveries reach other entries (a delay ring adds whole rows). Default: false.
+    virtual bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
+                             std::int64_t postStride);
 
 protected:
     Projection(std::int64_t nSource, std::int64_t nTarget, bool spikingInput);

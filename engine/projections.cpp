@@ -463,18 +463,46 @@ void SparseProjection::buildSynapses()
     m_built = true;
 }
 
+template <typename ScatterStep>
+void SparseProjection::deliverSteps(std::int64_t steps, float* post, std::int64_t postStride,
+                                    ScatterStep&& scatterStep)
+{
+    const std::int64_t nDst = sizeTarget();
+    const std::int64_t delay = delaySteps();
+    if (delay == 0) {
+        for (std::int64_t t = 0; t < steps; ++t) {
+            scatterStep(t, post + t * postStride);
+        }
+        return;
+    }
+    float* ring = stateRef(m_pending).data();
+    Tensor& headState = stateRef(m_pendingHead);
+    auto head = static_cast<std::int64_t>(headState[0]);
+    for (std::int64_t t = 0; t < steps; ++t) {
+        // The head row holds what was scattered `delay` steps ago: deliver it, then reuse it for
+        // this step's spikes, which come round to the head again after `delay` steps.
+        float* __restrict slot = ring + head * nDst;
+        float* __restrict y = post + t * postStride;
+        for (std::int64_t j = 0; j < nDst; ++j) {
+            y[j] += slot[j];
+            slot[j] = 0.0F;
+        }
+        scatterStep(t, slot);
+        head = head + 1 == delay ? 0 : head + 1;
+    }
+    headState[0] = static_cast<float>(head);
+}
+
 void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::int64_t steps,
                                float* post, std::int64_t postStride)
 {
     const std::int64_t nSrc = sizeSource();
-    const std::int64_t nDst = sizeTarget();
     const float w = weight();
-    const std::int64_t delay = delaySteps();
     const std::int64_t* rows = m_rowStart.data();
     const std::int32_t* targets = m_targets.data();
-    // One pass over the presynaptic row; only non-zero channels touch their synapses. Spikes
-    // are sparse, so the row is tested a block at a time (a vectorised any-non-zero) and only
-    // blocks holding activity are walked channel by channel.
+    // One pass over the presynaptic row; only non-zero channels touch their synapses, in
+    // ascending channel order. Spikes are sparse, so the row is tested a block at a time (a
+    // vectorised any-non-zero) and only blocks holding activity are walked channel by channel.
     const auto scatterChannel = [&](std::int64_t i, float xi, float* y) {
         const float v = xi * w;
         const std::int64_t end = rows[i + 1];
@@ -482,7 +510,8 @@ void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::in
             y[targets[s]] += v;
         }
     };
-    const auto scatter = [&](const float* x, float* y) {
+    deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
+        const float* x = pre + t * preStride;
         constexpr std::int64_t kBlock = 64;
         std::int64_t i0 = 0;
         for (; i0 + kBlock <= nSrc; i0 += kBlock) {
@@ -500,29 +529,52 @@ void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::in
                 scatterChannel(i, x[i], y);
             }
         }
-    };
-    if (delay == 0) {
-        for (std::int64_t t = 0; t < steps; ++t) {
-            scatter(pre + t * preStride, post + t * postStride);
+    });
+}
+
+void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
+                                     const SpikeLists& spikes, std::int64_t steps, float* post,
+                                     std::int64_t postStride)
+{
+    const float w = weight();
+    const std::int64_t* rows = m_rowStart.data();
+    const std::int32_t* targets = m_targets.data();
+    // The listed channels in their (ascending) order: the same additions in the same order as
+    // deliver()'s scan, without visiting the quiet channels.
+    deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
+        const float* x = pre + t * preStride;
+        const std::int32_t* listed = spikes.indices + t * spikes.stride;
+        const std::int32_t count = spikes.counts[t];
+        for (std::int32_t k = 0; k < count; ++k) {
+            const std::int32_t i = listed[k];
+            const float v = x[i] * w;
+            const std::int64_t end = rows[i + 1];
+            for (std::int64_t s = rows[i]; s < end; ++s) {
+                y[targets[s]] += v;
+            }
         }
-        return;
+    });
+}
+
+bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
+                                   std::int64_t postStride)
+{
+    if (delaySteps() != 0) {
+        return false;
     }
-    float* ring = stateRef(m_pending).data();
-    Tensor& headState = stateRef(m_pendingHead);
-    auto head = static_cast<std::int64_t>(headState[0]);
+    const std::int64_t* rows = m_rowStart.data();
+    const std::int32_t* targets = m_targets.data();
     for (std::int64_t t = 0; t < steps; ++t) {
-        // The head row holds what was scattered `delay` steps ago: deliver it, then reuse it for
-        // this step's spikes, which come round to the head again after `delay` steps.
-        float* __restrict slot = ring + head * nDst;
-        float* __restrict y = post + t * postStride;
-        for (std::int64_t j = 0; j < nDst; ++j) {
-            y[j] += slot[j];
-            slot[j] = 0.0F;
+        float* y = post + t * postStride;
+        const std::int32_t* listed = spikes.indices + t * spikes.stride;
+        for (std::int32_t k = 0; k < spikes.counts[t]; ++k) {
+            const std::int32_t i = listed[k];
+            for (std::int64_t s = rows[i]; s < rows[i + 1]; ++s) {
+                y[targets[s]] = 0.0F;
+            }
         }
-        scatter(pre + t * preStride, slot);
-        head = head + 1 == delay ? 0 : head + 1;
     }
-    headState[0] = static_cast<float>(head);
+    return true;
 }
 
 }  // namespace spike::engine

@@ -19,7 +19,9 @@
 // in_degree 1, so a module of any size is cheap to build before its own settings are applied
 // (the model-file loader builds from the config, then sets the attributes). The synapses are
 // stored as CSR by presynaptic channel, so delivery costs one pass over the presynaptic row plus
-// O(active channels × fan-out) per step, and O(Ndst) more with a delay.
+// O(active channels × fan-out) per step, and O(Ndst) more with a delay; deliverListed(), fed
+// the source's spike lists, skips the pass over the row. Both walk the active channels in
+// ascending order, so every target sums the same terms in the same order.
 //
 // Delay d ≥ 1: the "pending" State is a ring of d rows of Ndst values and "pending_head"
 // (h) the row delivered next. Each step t, in this order:
@@ -80,6 +82,12 @@ public:
     std::string extraRepr() const override;
     void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
                  std::int64_t postStride) override;
+    /// Walks only the listed channels: O(spikes x fan-out) per step (plus O(Ndst) with a delay).
+    void deliverListed(const float* pre, std::int64_t preStride, const SpikeLists& spikes,
+                       std::int64_t steps, float* post, std::int64_t postStride) override;
+    /// Zeroes the listed channels' targets; without delay only (a ring delivers whole rows).
+    bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
+                     std::int64_t postStride) override;
 
     /// CSR by presynaptic channel: synapses of channel i are targets()[rowStart()[i] ..
     /// rowStart()[i + 1]); rowStart() has Nsrc + 1 entries. Targets ascend strictly within a row
@@ -109,6 +117,11 @@ private:
 
     /// Redraws the CSR from m_builtWith.
     void buildSynapses();
+    /// The delay ring around scatterStep(t, row), which adds presynaptic step t's synapses into
+    /// `row` (post[t] itself without delay, else the ring row that reaches post[t + delay]).
+    template <typename ScatterStep>
+    void deliverSteps(std::int64_t steps, float* post, std::int64_t postStride,
+                      ScatterStep&& scatterStep);
 
     AttributeId m_weight, m_delay, m_rule, m_p, m_inDegree, m_seed, m_autapses, m_pending,
         m_pendingHead;

@@ -170,7 +170,11 @@ void SimulationController::advanceChunk(std::int64_t steps)
     m_stepCount += steps;
     m_step.store(m_stepCount, std::memory_order_release);
     for (std::size_t k = 0; k < m_probes.size(); ++k) {
-        m_probes[k].buffer->push(first, steps, m_executor->probeData(k));
+        if (const std::optional<SpikeLists> lists = m_executor->probeSpikeLists(k)) {
+            m_probes[k].buffer->push(first, steps, m_executor->probeData(k), *lists);
+        } else {
+            m_probes[k].buffer->push(first, steps, m_executor->probeData(k));
+        }
     }
     if (const std::optional<NonFinite> bad = m_executor->findNonFinite()) {
         m_target.reset();

@@ -3,19 +3,22 @@
 //
 // SpikeStudio side: build the network, makeExecutor() on --backend, probe "E.spikes" and
 // "I.spikes", advance --duration / dt steps (100000 for 10 s) in chunks of --chunk steps and
-// count every neuron's spikes from the probe rows after each chunk. Timed: the advance loop with
-// its spike counting (std::chrono::steady_clock), best of --repeats fresh builds of the same
-// network. Synaptic events = sum over neurons of spikes x out-degree. Brian2 side: the peer
-// prints the standalone binary's own timer around the network run (best of --repeats runs of
-// the compiled binary). Printed: both run times, Brian2/SpikeStudio, both mean rates and their
-// relative difference, setup times, and the targets (>= 3x Brian2, rates within 10 %), never
-// asserted.
+// count every neuron's spikes after each chunk, from the probes' spike lists
+// (Executor::probeSpikeLists(), O(spikes)) or, where the executor has none, the dense rows.
+// Timed: the advance loop with its spike counting (std::chrono::steady_clock), best of
+// --repeats fresh builds of the same network. --no-spike-lists runs the executor without spike
+// lists (dense delivery and counting, the engine before them). Synaptic events = sum over
+// neurons of spikes x out-degree. Brian2 side: the peer prints the standalone binary's own timer
+// around the network run (best of --repeats runs of the compiled binary). Printed: both run
+// times, Brian2/SpikeStudio, both mean rates and their relative difference, setup times, and the
+// targets (>= 3x Brian2, rates within 10 %), never asserted.
 //
 // The breakdown (CPU backend, unless --no-breakdown) times the parts of a run on their own: the
-// same run without probes, the two CUBALIF runners stepped one step per call with no executor,
-// the four projections' deliver() replaying the run's recorded spikes one step at a time (with
-// the input-row clearing the executor does), and the lock-step executor over the unconnected
-// populations. Executor overhead is what remains of the probe-free run. See bench/README.md.
+// same run without probes, the two CUBALIF runners stepped one step per runListing() call with
+// no executor, the four projections' deliverListed() replaying the run's recorded spikes one
+// step at a time (with the clearing of the input rows the executor does, clearListed()), and the
+// lock-step executor over the unconnected populations. Executor overhead is what remains of the
+// probe-free run. See bench/README.md.
 //
 // Single-threaded. Owns only what main() builds.
 #include "bench_common.hpp"
@@ -29,7 +32,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -61,6 +63,7 @@ struct Options {
     int repeats = 3;
     bool brian = true;
     bool breakdown = true;
+    bool spikeLists = true;  ///< ExecutorOptions::spikeLists (false: dense rows, as before)
     std::string jsonPath;
     std::string python = "/usr/bin/python3";
     std::string peerScript = std::string(SPIKE_BENCH_DIR) + "/cuba/brian2_cuba.py";
@@ -97,6 +100,20 @@ void accumulate(const float* rows, std::int64_t steps, std::int64_t width, float
     }
 }
 
+/// counts[i] += rows[t][i] for the channels i listed in row t of `lists` (the non-zero ones):
+/// the same sums as accumulate(), in O(spikes).
+void accumulateListed(const float* rows, const engine::SpikeLists& lists, std::int64_t steps,
+                      std::int64_t width, float* counts)
+{
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* row = rows + t * width;
+        const std::int32_t* listed = lists.indices + t * lists.stride;
+        for (std::int32_t k = 0; k < lists.counts[t]; ++k) {
+            counts[listed[k]] += row[listed[k]];
+        }
+    }
+}
+
 /// Builds, compiles and runs the network once. `probes` false runs without any probe (no counts);
 /// `raster`, when given, receives every step's spiking neuron indices (untimed use only).
 RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
@@ -111,6 +128,7 @@ RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
 
     engine::ExecutorOptions eo;
     eo.maxChunkSteps = opt.chunk;
+    eo.spikeLists = opt.spikeLists;
     start = Clock::now();
     auto exec = engine::makeExecutor(*net, kind, eo);
     r.executorSeconds = secondsSince(start);
@@ -127,8 +145,15 @@ RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
         exec->advance(n, nullptr, nullptr);
         if (probes) {
             const auto countStart = Clock::now();
-            accumulate(exec->probeData(0), n, cuba::kExcitatory, counts.data());
-            accumulate(exec->probeData(1), n, cuba::kInhibitory, counts.data() + cuba::kExcitatory);
+            for (std::size_t k = 0; k < 2; ++k) {
+                const std::int64_t w = k == 0 ? cuba::kExcitatory : cuba::kInhibitory;
+                float* c = counts.data() + (k == 0 ? 0 : cuba::kExcitatory);
+                if (const auto lists = exec->probeSpikeLists(k)) {
+                    accumulateListed(exec->probeData(k), *lists, n, w, c);
+                } else {
+                    accumulate(exec->probeData(k), n, w, c);
+                }
+            }
             r.countSeconds += secondsSince(countStart);
             if (raster != nullptr) {
                 for (std::int64_t t = 0; t < n; ++t) {
@@ -169,11 +194,12 @@ struct Breakdown {
     double neurons = 0.0;         ///< both CUBALIF runners, one step per call, no executor
     double neuronsBatched = 0.0;  ///< the same, --chunk steps per call (for the call overhead)
     double delivery = 0.0;        ///< deliver() of the four projections, replayed step by step
-    double clearing = 0.0;        ///< of which: zeroing the input rows, as gather() does
+    double clearing = 0.0;        ///< of which: zeroing the input rows (clearListed())
     double lockStepNoEdges = 0.0; ///< executor, lock-step, populations unconnected, no probes
 };
 
-/// Steps both populations' runners directly, `perCall` steps per run() call.
+/// Steps both populations' runners directly, `perCall` steps per runListing() call (run() and
+/// the listing of each step's spikes, as the executor calls them).
 double timeNeurons(const Options& opt, std::int64_t perCall)
 {
     auto net = cuba::buildNetwork(opt.seed, false);
@@ -183,26 +209,32 @@ double timeNeurons(const Options& opt, std::int64_t perCall)
     std::array<std::vector<float>, 2> in;
     std::array<std::vector<float>, 2> out;
     std::array<std::vector<float*>, 2> traces;
+    std::array<std::vector<std::int32_t>, 2> listed;
+    std::array<std::vector<std::int32_t>, 2> counts;
     for (std::size_t k = 0; k < 2; ++k) {
         runners[k]->load();
         in[k].assign(static_cast<std::size_t>(perCall * 2 * sizes[k]), 0.0F);
         out[k].assign(static_cast<std::size_t>(perCall * sizes[k]), 0.0F);
         traces[k].assign(runners[k]->traces().size(), nullptr);
+        listed[k].assign(static_cast<std::size_t>(perCall * sizes[k]), 0);
+        counts[k].assign(static_cast<std::size_t>(perCall), 0);
     }
     const std::int64_t total = opt.steps();
     const auto start = Clock::now();
     for (std::int64_t done = 0; done < total;) {
         const std::int64_t n = std::min(perCall, total - done);
         for (std::size_t k = 0; k < 2; ++k) {
-            runners[k]->run(in[k].data(), n, out[k].data(), traces[k]);
+            runners[k]->runListing(in[k].data(), n, out[k].data(), traces[k],
+                                   {listed[k].data(), counts[k].data(), sizes[k]});
         }
         done += n;
     }
     return secondsSince(start);
 }
 
-/// Replays `raster` through the four projections one step at a time: clear both populations'
-/// input rows, then deliver EE, IE into E's row and EI, II into I's (the executor's gather()).
+/// Replays `raster` through the four projections one step at a time, as the executor does:
+/// deliver EE, IE into E's input row and EI, II into I's from the step's spike lists (gather()),
+/// then zero what they wrote (clearListed(), after the populations ran).
 /// Returns {delivery with clearing, clearing alone} [s].
 std::pair<double, double> timeDelivery(const Options& opt,
                                        const std::vector<std::vector<std::int32_t>>& raster)
@@ -216,29 +248,44 @@ std::pair<double, double> timeDelivery(const Options& opt,
     engine::Projection* ei = net->projection("EI");
     engine::Projection* ie = net->projection("IE");
     engine::Projection* ii = net->projection("II");
+    std::vector<std::int32_t> listE(preE.size(), 0);
+    std::vector<std::int32_t> listI(preI.size(), 0);
+    std::int32_t countE = 0;
+    std::int32_t countI = 0;
+    const engine::SpikeLists spikesE{listE.data(), &countE, cuba::kExcitatory};
+    const engine::SpikeLists spikesI{listI.data(), &countI, cuba::kInhibitory};
     const auto setRows = [&](const std::vector<std::int32_t>& ids, float value) {
+        countE = 0;
+        countI = 0;
         for (const std::int32_t id : ids) {
             if (id < cuba::kExcitatory) {
                 preE[static_cast<std::size_t>(id)] = value;
+                listE[static_cast<std::size_t>(countE++)] = id;
             } else {
                 preI[static_cast<std::size_t>(id - cuba::kExcitatory)] = value;
+                listI[static_cast<std::size_t>(countI++)] = id - cuba::kExcitatory;
             }
         }
     };
+    // The executor zeroes a consumed input row by undoing the listed deliveries into it.
     const auto clearRows = [&] {
-        std::memset(inE.data(), 0, inE.size() * sizeof(float));
-        std::memset(inI.data(), 0, inI.size() * sizeof(float));
+        ee->clearListed(spikesE, 1, inE.data(), 2 * cuba::kExcitatory);
+        ie->clearListed(spikesI, 1, inE.data() + cuba::kExcitatory, 2 * cuba::kExcitatory);
+        ei->clearListed(spikesE, 1, inI.data(), 2 * cuba::kInhibitory);
+        ii->clearListed(spikesI, 1, inI.data() + cuba::kInhibitory, 2 * cuba::kInhibitory);
     };
     auto start = Clock::now();
     for (const auto& ids : raster) {
         setRows(ids, 1.0F);
+        ee->deliverListed(preE.data(), cuba::kExcitatory, spikesE, 1, inE.data(),
+                          2 * cuba::kExcitatory);
+        ie->deliverListed(preI.data(), cuba::kInhibitory, spikesI, 1,
+                          inE.data() + cuba::kExcitatory, 2 * cuba::kExcitatory);
+        ei->deliverListed(preE.data(), cuba::kExcitatory, spikesE, 1, inI.data(),
+                          2 * cuba::kInhibitory);
+        ii->deliverListed(preI.data(), cuba::kInhibitory, spikesI, 1,
+                          inI.data() + cuba::kInhibitory, 2 * cuba::kInhibitory);
         clearRows();
-        ee->deliver(preE.data(), cuba::kExcitatory, 1, inE.data(), 2 * cuba::kExcitatory);
-        ie->deliver(preI.data(), cuba::kInhibitory, 1, inE.data() + cuba::kExcitatory,
-                    2 * cuba::kExcitatory);
-        ei->deliver(preE.data(), cuba::kExcitatory, 1, inI.data(), 2 * cuba::kInhibitory);
-        ii->deliver(preI.data(), cuba::kInhibitory, 1, inI.data() + cuba::kInhibitory,
-                    2 * cuba::kInhibitory);
         setRows(ids, 0.0F);
     }
     const double withDelivery = secondsSince(start);
@@ -310,9 +357,9 @@ void printBreakdown(const Breakdown& b, double full, double counting, std::int64
     line("  probes: copy + counting (full - none) ", full - b.noProbes);
     line("    of which counting (this program)    ", counting);
     line("  run without probes                    ", b.noProbes);
-    line("    neuron update (runners, 1 step/call)", b.neurons);
-    line("    delivery (4 x deliver, 1 step/call) ", b.delivery - b.clearing);
-    line("    clearing the input rows (memset)    ", b.clearing);
+    line("    neuron update + spike lists (1 step)", b.neurons);
+    line("    delivery (4 x deliverListed, 1 step)", b.delivery - b.clearing);
+    line("    clearing input rows (clearListed)   ", b.clearing);
     line("    executor overhead (the rest)        ", b.noProbes - b.neurons - b.delivery);
     line("  for reference: neuron update batched  ", b.neuronsBatched);
     line("  for reference: lock-step, no edges    ", b.lockStepNoEdges);
@@ -336,12 +383,16 @@ int main(int argc, char** argv)
     bool noBreakdown = false;
     app.add_flag("--no-brian", noBrian, "Skip the Brian2 peer");
     app.add_flag("--no-breakdown", noBreakdown, "Skip the timing of the parts of a run");
+    bool noLists = false;
+    app.add_flag("--no-spike-lists", noLists,
+                 "Executor without spike lists (dense delivery and counting, for comparison)");
     app.add_option("--json", opt.jsonPath, "Also write the results to this JSON file");
     app.add_option("--python", opt.python, "Interpreter for the Brian2 peer")->capture_default_str();
     app.add_option("--peer", opt.peerScript, "Path of brian2_cuba.py")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
     opt.brian = !noBrian;
     opt.breakdown = !noBreakdown;
+    opt.spikeLists = !noLists;
 
     engine::BackendKind kind{};
     try {

@@ -1,0 +1,49 @@
+// Spike lists: per time step, the ascending indices of the non-zero channels of a row of spike
+// values, kept next to the dense rows so that event-driven consumers (SparseProjection delivery,
+// spike probes) cost O(spikes) per step instead of a scan of every channel.
+//
+// Layout: row t's list is indices[t * stride .. t * stride + counts[t]), strictly ascending,
+// stride at least the row width. A list names every channel whose value is != 0 (NaN included,
+// as `x != 0` counts it) and no other; the values themselves (spike counts, possibly above 1)
+// stay in the dense row. The buffers belong to whoever allocated them (the CPU executor, sized
+// once); nothing here allocates. Thread: whichever thread owns the rows.
+#pragma once
+
+#include <cstdint>
+
+namespace spike::engine {
+
+/// Read access to spike lists (see the file comment for the layout).
+struct SpikeLists {
+    const std::int32_t* indices = nullptr;  ///< row t starts at indices + t * stride
+    const std::int32_t* counts = nullptr;   ///< counts[t]: entries of row t
+    std::int64_t stride = 0;                ///< entries reserved per row (>= the row width)
+
+    /// The lists from row t on.
+    SpikeLists from(std::int64_t t) const { return {indices + t * stride, counts + t, stride}; }
+};
+
+/// Where spike lists are written (the same layout as SpikeLists).
+struct SpikeListTargets {
+    std::int32_t* indices = nullptr;
+    std::int32_t* counts = nullptr;
+    std::int64_t stride = 0;
+
+    /// The targets from row t on.
+    SpikeListTargets from(std::int64_t t) const
+    {
+        return {indices + t * stride, counts + t, stride};
+    }
+    /// Read access to the same rows.
+    SpikeLists view() const { return {indices, counts, stride}; }
+};
+
+/// Writes the ascending indices of the non-zero values of row[0 .. n) to `indices` (room for n)
+/// and returns how many there are. A vectorised test of 64 channels at a time skips quiet blocks.
+std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices);
+
+/// listNonZero() for each of `steps` rows: row t at rows + t * rowStride into target row t.
+void listNonZeroRows(const float* rows, std::int64_t rowStride, std::int64_t width,
+                     std::int64_t steps, const SpikeListTargets& target);
+
+}  // namespace spike::engine
