@@ -23,12 +23,21 @@ struct ModuleTypeInfo {
     nlohmann::json exampleConfig;  ///< a valid config, for palettes and docs
     /// Builds an instance from its config; throws Error naming the config key at fault.
     std::function<std::unique_ptr<Module>(const nlohmann::json& config)> create;
+    /// The engine header whose top comment states the type's update equations, in the order
+    /// the code runs them ("lif.hpp"); "" for types without equations (layers, containers).
+    std::string header;
 };
 
 /// Every registered module type, in palette order.
 const std::vector<ModuleTypeInfo>& moduleTypes();
 /// The type called `type`, or nullptr.
 const ModuleTypeInfo* findModuleType(const std::string& type);
+/// The update equations of module type `type`: the comment block at the top of its header
+/// (ModuleTypeInfo::header), as the build extracted it; "" for an unknown type or one without.
+std::string moduleEquations(const std::string& type);
+/// The comment block at the top of engine header `header` ("lif.hpp"), for the headers the build
+/// extracts (engine/CMakeLists.txt); "" for others.
+std::string headerComment(const std::string& header);
 /// Builds a module; throws Error for an unknown type (listing the known ones) or a bad config.
 std::unique_ptr<Module> createModule(const std::string& type, const nlohmann::json& config);
 /// Adds `child` to a container built by createModule (Sequential appends with a size check,

@@ -22,6 +22,7 @@
 #include "engine/backend.hpp"
 #include "engine/cuba_lif.hpp"
 #include "engine/model_io.hpp"
+#include "engine/module_factory.hpp"
 #include "engine/network.hpp"
 #include "engine/npy.hpp"
 
@@ -30,6 +31,7 @@
 #include <QFile>
 #include <QDoubleSpinBox>
 #include <QImage>
+#include <QPlainTextEdit>
 #include <QStandardItemModel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -543,6 +545,17 @@ private Q_SLOTS:
         }
         QVERIFY(std::abs(sum / 400.0 - static_cast<double>(total) / (3000.0 * 400.0 * 1e-4)) < 1e-6);
         QCOMPARE(rate->at(0)->key, (0.02 + 0.5e-4) * 1e3);
+    }
+
+    void equationsFollowTheSelection()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QVERIFY(w.selectModule(QStringLiteral("0")));
+        QCOMPARE(w.equationsView()->toPlainText(), QString::fromStdString(spike::engine::moduleEquations("LIF")));
+        QVERIFY(w.equationsView()->toPlainText().contains(QStringLiteral("vmem   = vmem * alpha")));
+        QVERIFY(w.selectModule(QString()));  // the Sequential root
+        QVERIFY(w.equationsView()->toPlainText().contains(QStringLiteral("no update equations")));
     }
 
     void runForRunsLive()

@@ -5,6 +5,7 @@
 #include "module_compare.hpp"
 #include "engine/lif.hpp"
 #include "engine/model_io.hpp"
+#include "engine/module_factory.hpp"
 #include "engine/npy.hpp"
 #include "engine/sequential.hpp"
 
@@ -78,6 +79,33 @@ class TestModelIo : public QObject {
     Q_OBJECT
 
 private slots:
+    void registryCarriesTheHeaderEquations()
+    {
+        // The update equations shown for a type are exactly the comment block at the top of its
+        // header (extracted by the build), and every neuron model and source has them.
+        const std::string engineDir = std::string(SPIKE_TEST_DATA_DIR) + "/../../engine/";
+        for (const auto& info : spike::engine::moduleTypes()) {
+            const std::string text = spike::engine::moduleEquations(info.type);
+            if (info.category == "neurons" || info.category == "sources" || info.category == "projections") {
+                QVERIFY2(!info.header.empty() && !text.empty(), info.type.c_str());
+                std::ifstream file(engineDir + info.header);
+                QVERIFY2(file.good(), info.header.c_str());
+                std::string expected;
+                std::string line;
+                while (std::getline(file, line) && line.rfind("//", 0) == 0) {
+                    const std::size_t skip = line.size() > 2 && line[2] == ' ' ? 3 : 2;
+                    expected += line.substr(skip) + "\n";
+                }
+                QCOMPARE(text, expected);
+            } else {
+                QVERIFY2(text.empty(), info.type.c_str());
+            }
+        }
+        QVERIFY(spike::engine::moduleEquations("LIF").find("vmem   = vmem * alpha") != std::string::npos);
+        QVERIFY(spike::engine::moduleEquations("CUBALIF").find("dv/dt") != std::string::npos);
+        QVERIFY(spike::engine::moduleEquations("nope").empty());
+    }
+
     void inlineRoundTripIsBitExact()
     {
         QTemporaryDir dir;

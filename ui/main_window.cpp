@@ -13,9 +13,13 @@
 #include "raster_plot.hpp"
 #include "trace_plot.hpp"
 
+#include "engine/module_factory.hpp"
+
 #include <QDir>
 #include <QDockWidget>
+#include <QFontDatabase>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QMenu>
 #include <QSplitter>
 #include <QStatusBar>
@@ -184,6 +188,15 @@ void MainWindow::buildDocks()
         return QString();
     });
     m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector, Qt::RightDockWidgetArea);
+
+    // The selected model's update equations, from its header via the registry.
+    m_equations = new QPlainTextEdit;
+    m_equations->setReadOnly(true);
+    m_equations->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_equations->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_equationsDock = dock(tr("Equations"), QStringLiteral("equationsDock"), m_equations, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_attributesDock, m_equationsDock);
+    m_attributesDock->raise();
 }
 
 void MainWindow::showEvent(QShowEvent* event)
@@ -254,6 +267,19 @@ void MainWindow::showInInspector(NodeId id)
     m_inspected = m_doc->contains(id) ? id : NodeId{};
     const engine::Module* module = m_doc->module(m_inspected);
     m_inspector->showNode(m_inspected);
+    if (module != nullptr) {
+        const std::string equations = engine::moduleEquations(module->className());
+        m_equations->setPlainText(
+            equations.empty()
+                ? tr("%1 has no update equations of its own: layers and activations compute their torch "
+                     "function, containers and templates their children.")
+                      .arg(QString::fromStdString(module->className()))
+                : QString::fromStdString(equations));
+        m_equationsDock->setWindowTitle(tr("Equations — %1").arg(QString::fromStdString(module->className())));
+    } else {
+        m_equations->clear();
+        m_equationsDock->setWindowTitle(tr("Equations"));
+    }
     if (module != nullptr) {
         const QString path = QString::fromStdString(m_doc->path(id));
         m_attributesDock->setWindowTitle(tr("Inspector — %1 (%2)")

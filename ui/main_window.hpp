@@ -3,7 +3,7 @@
 // Owns: the GraphDocument (the model being edited, with its undo stack), its DocumentFile
 // (path, modified flag, recent files, autosave and recovery), the centre (breadcrumb + canvas
 // above, membrane-potential and spike-raster plots below, time axes linked), the docks
-// ("Palette", "Modules", "Inspector"), the menus and the run toolbar, and the LiveRun of the
+// ("Palette", "Modules", "Inspector", "Equations"), the menus and the run toolbar, and the LiveRun of the
 // current model (created on the first Run, on a copy of the document's model; an attribute edit
 // reaches the running copy between two chunks, a structural edit drops it, so the next Run
 // compiles the edited model).
@@ -35,6 +35,7 @@ class QDoubleSpinBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QPlainTextEdit;
 class QSpinBox;
 class QSplitter;
 
@@ -107,6 +108,8 @@ public:
     TracePlot* tracePlot() const { return m_tracePlot; }
     RasterPlot* rasterPlot() const { return m_rasterPlot; }
     QSpinBox* stepsSpinBox() const { return m_steps; }
+    /// The "Equations" dock (tabbed with the Inspector): the selected model's update equations.
+    QPlainTextEdit* equationsView() const { return m_equations; }
     /// The toolbar's time step [ms] (the dt of every module that has one).
     QDoubleSpinBox* timeStepSpinBox() const { return m_dt; }
     /// The toolbar's backend choice (CPU, CUDA; CUDA disabled with the reason without a device).
@@ -199,6 +202,8 @@ private:
     QDockWidget* m_paletteDock = nullptr;
     QDockWidget* m_modulesDock = nullptr;
     QDockWidget* m_attributesDock = nullptr;
+    QDockWidget* m_equationsDock = nullptr;
+    QPlainTextEdit* m_equations = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
     QAction* m_runAction = nullptr;

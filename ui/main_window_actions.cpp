@@ -210,7 +210,7 @@ void MainWindow::buildMenus()
         view->addAction(action(QStringLiteral("action.") + QLatin1String(name)));
     }
     view->addSeparator();
-    for (QDockWidget* d : {m_paletteDock, m_modulesDock, m_attributesDock}) {
+    for (QDockWidget* d : {m_paletteDock, m_modulesDock, m_attributesDock, m_equationsDock}) {
         view->addAction(d->toggleViewAction());
     }
 
