@@ -126,7 +126,9 @@ PaletteWidget::PaletteWidget(QWidget* parent) : QWidget(parent)
     m_doc = new QLabel(this);
     m_doc->setWordWrap(true);
     m_doc->setTextFormat(Qt::PlainText);
-    m_doc->setForegroundRole(QPalette::PlaceholderText);
+    QPalette muted = m_doc->palette();
+    muted.setColor(QPalette::WindowText, muted.color(QPalette::Disabled, QPalette::WindowText));
+    m_doc->setPalette(muted);
     m_doc->setMargin(2);
 
     auto* layout = new QVBoxLayout(this);
