@@ -558,6 +558,30 @@ private Q_SLOTS:
         QVERIFY(w.equationsView()->toPlainText().contains(QStringLiteral("no update equations")));
     }
 
+    void plotAnyRecordedState()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kCuba));
+        QVERIFY(w.runSteps(50));
+        QVERIFY(!w.plotSignal(QStringLiteral("E"), QStringLiteral("nope")));
+        QVERIFY(w.plotSignal(QStringLiteral("I"), QStringLiteral("i_exc")));
+        QCOMPARE(w.selectedModulePath(), QStringLiteral("I"));
+        QVERIFY(w.runSteps(40));
+        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("i_exc")));
+        QCOMPARE(w.tracePlot()->thresholdLineCount(), 0);
+        QCOMPARE(w.tracePlot()->graphCount(), 64);
+        QCOMPARE(w.tracePlot()->graph(0)->data()->size(), 40);  // from the next samples on
+        const auto& series = w.lastRecording()->at("I").at("i_exc");
+        QCOMPARE(w.tracePlot()->graph(3)->data()->at(39)->value, static_cast<double>(series.data[39 * 200 + 3]));
+        // A fresh run keeps the chosen signal; selecting a layer goes back to its membrane.
+        w.resetState();
+        QVERIFY(w.runSteps(10));
+        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("i_exc")));
+        QVERIFY(w.selectModule(QStringLiteral("E")));
+        QVERIFY(w.runSteps(10));
+        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("Membrane potential")));
+    }
+
     void runForRunsLive()
     {
         MainWindow w;

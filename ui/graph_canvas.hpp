@@ -135,6 +135,8 @@ Q_SIGNALS:
     void selectionChanged(const QList<spike::ui::NodeId>& nodes);
     /// An edit was refused by the engine; `reason` is its message.
     void editRefused(const QString& reason);
+    /// The user asked to plot State `signal` of module `id` (node context menu ▸ Plot).
+    void plotRequested(spike::ui::NodeId id, const QString& signal);
 
 protected:
     void drawBackground(QPainter* painter, const QRectF& rect) override;

@@ -407,6 +407,26 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
             menu.addAction(tr("Open"), this, [this, id] { enter(id); });
             menu.addSeparator();
         }
+        // Plot ▸ every recordable State (membrane potential, currents, refractory counter...).
+        if (const engine::Module* module = m_doc->module(id)) {
+            const auto offered = module->recordableSignals();
+            QMenu* plot = nullptr;
+            for (const auto& view : module->attributes()) {
+                if (view.spec->kind != engine::AttributeKind::State || view.spec->name == "spikes" ||
+                    std::find(offered.begin(), offered.end(), view.spec->name) == offered.end()) {
+                    continue;
+                }
+                if (plot == nullptr) {
+                    plot = menu.addMenu(tr("Plot"));
+                }
+                const QString name = QString::fromStdString(view.spec->name);
+                plot->addAction(view.spec->units.empty() ? name : QStringLiteral("%1 [%2]").arg(name, QString::fromStdString(view.spec->units)),
+                                this, [this, id, name] { Q_EMIT plotRequested(id, name); });
+            }
+            if (plot != nullptr) {
+                menu.addSeparator();
+            }
+        }
         if (editable) {
             menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
             menu.addAction(tr("Cut"), this, &GraphCanvas::cutSelection);

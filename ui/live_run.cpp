@@ -221,8 +221,12 @@ void LiveRun::addTraceTrack()
         return;
     }
     const engine::Module& module = m_plotModel->getSubmodule(path);
-    const std::string signal = membraneSignal(module);
-    if (signal.empty()) {
+    const std::string signal = m_requestedSignal.empty() ? membraneSignal(module) : m_requestedSignal;
+    const auto views = module.attributes();
+    if (signal.empty() || std::none_of(views.begin(), views.end(), [&](const engine::AttributeView& v) {
+            return v.spec->name == signal && v.spec->kind == engine::AttributeKind::State &&
+                   std::holds_alternative<engine::Tensor>(*v.value);
+        })) {
         return;
     }
     Track track;
@@ -241,9 +245,15 @@ void LiveRun::addTraceTrack()
 
 void LiveRun::setTracedPath(const QString& path)
 {
-    if (path == m_tracedPath && path.isNull() == m_tracedPath.isNull()) {
+    setTrace(path, {});
+}
+
+void LiveRun::setTrace(const QString& path, const std::string& signal)
+{
+    if (path == m_tracedPath && path.isNull() == m_tracedPath.isNull() && signal == m_requestedSignal) {
         return;
     }
+    m_requestedSignal = signal;
     if (m_hasTrace) {
         m_controller->removeProbe(m_tracks.back().probe);
         removeTrack(m_tracks.size() - 1);

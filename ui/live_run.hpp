@@ -104,6 +104,10 @@ public:
     /// (from the step at which the worker adds the new probe). A path without a membrane
     /// signal, or one the controller cannot probe separately, records no trace.
     void setTracedPath(const QString& path);
+    /// Like setTracedPath(), recording State `signal` of the module ("i_exc", "refrac", ...);
+    /// an empty `signal` means the membrane. A signal that is not a State of the module records
+    /// no trace.
+    void setTrace(const QString& path, const std::string& signal);
     QString tracedPath() const { return m_tracedPath; }
     /// The signal recorded for the traced module ("vmem", "v"), or "" when none.
     QString tracedSignal() const { return QString::fromStdString(m_traceSignal); }
@@ -190,6 +194,7 @@ private:
     bool m_hasTrace = false;
     QString m_tracedPath;
     std::string m_traceSignal;
+    std::string m_requestedSignal;  ///< "" = the membrane signal
     engine::Recording m_recording;
     double m_dt = 1.0;
     std::int64_t m_window = 1;

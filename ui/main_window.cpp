@@ -144,6 +144,9 @@ void MainWindow::buildCentre()
     }
 
     connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::onCanvasSelection);
+    connect(m_canvas, &GraphCanvas::plotRequested, this, [this](NodeId id, const QString& signal) {
+        plotSignal(QString::fromStdString(m_doc->path(id)), signal);
+    });
     connect(m_canvas, &GraphCanvas::editRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(tr("Refused: %1").arg(reason)); });
 }
@@ -288,8 +291,11 @@ void MainWindow::showInInspector(NodeId id)
     } else {
         m_attributesDock->setWindowTitle(tr("Inspector"));
     }
-    if (m_run && module != nullptr && !membraneSignal(*module).empty()) {
-        m_run->setTracedPath(selectedModulePath());
+    if (module != nullptr && !membraneSignal(*module).empty()) {
+        m_traceSignal.clear();  // selecting a neuron layer traces its membrane again
+        if (m_run) {
+            m_run->setTracedPath(selectedModulePath());
+        }
     }
     refreshPlots();
 }

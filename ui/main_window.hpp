@@ -84,6 +84,10 @@ public:
     /// Selects the module at dotted `path` ("" is the root) in the tree, the canvas (showing its
     /// parent) and the inspector; false when there is none.
     bool selectModule(const QString& path);
+    /// Plots State `signal` ("i_exc", "refrac", "v", ...) of the module at `path` in the trace
+    /// pane from the next samples on (the canvas' node menu ▸ Plot); false when the module has
+    /// no such recordable State.
+    bool plotSignal(const QString& path, const QString& signal);
 
     // ---- what is shown ------------------------------------------------------------------------
     GraphDocument* document() const { return m_doc; }
@@ -177,6 +181,7 @@ private:
     QString m_source;
     QString m_lastDir;
     NodeId m_inspected;
+    QString m_traceSignal;  ///< State chosen with Plot ▸ ("" = the traced layer's membrane)
     bool m_syncingSelection = false;
     bool m_docksSized = false;
 

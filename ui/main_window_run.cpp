@@ -46,6 +46,34 @@ std::int64_t MainWindow::simulatedSteps() const
     return m_run ? m_run->currentStep() : 0;
 }
 
+bool MainWindow::plotSignal(const QString& path, const QString& signal)
+{
+    const NodeId id = m_doc->findNode(path.toStdString());
+    const engine::Module* module = m_doc->module(id);
+    if (module == nullptr) {
+        return false;
+    }
+    const auto offered = module->recordableSignals();
+    const std::string name = signal.toStdString();
+    const auto views = module->attributes();
+    const bool ok = std::find(offered.begin(), offered.end(), name) != offered.end() &&
+                    std::any_of(views.begin(), views.end(), [&](const engine::AttributeView& v) {
+                        return v.spec->name == name && v.spec->kind == engine::AttributeKind::State;
+                    });
+    if (!ok) {
+        statusBar()->showMessage(tr("%1 records no state '%2'").arg(path, signal));
+        return false;
+    }
+    selectModule(path);
+    m_traceSignal = signal;
+    if (m_run) {
+        m_run->setTrace(path, name);
+    }
+    refreshPlots();
+    statusBar()->showMessage(tr("Plotting %1 of %2 from the next samples on").arg(signal, path));
+    return true;
+}
+
 QString MainWindow::tracedPath() const
 {
     if (const engine::Module* m = m_doc->module(m_inspected); m != nullptr && !membraneSignal(*m).empty()) {
@@ -70,6 +98,9 @@ bool MainWindow::ensureRun(QString* error)
         LiveRunOptions options;
         options.backend = static_cast<engine::BackendKind>(m_backend->currentData().toInt());
         m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath(), options);
+        if (!m_traceSignal.isEmpty()) {
+            m_run->setTrace(tracedPath(), m_traceSignal.toStdString());
+        }
     } catch (const engine::Error& e) {
         const QString message = QString::fromUtf8(e.what());
         statusBar()->showMessage(tr("Cannot run: %1").arg(message));
@@ -302,7 +333,7 @@ void MainWindow::refreshPlots()
     } catch (const engine::Error&) {
         module = nullptr;
     }
-    const std::string signal = module != nullptr ? membraneSignal(*module) : std::string();
+    const std::string signal = m_run->tracedSignal().toStdString();
     const engine::TimeSeries* series = nullptr;
     if (const auto byModule = recording.find(path.toStdString()); byModule != recording.end() && !signal.empty()) {
         const auto found = byModule->second.find(signal);
@@ -312,7 +343,8 @@ void MainWindow::refreshPlots()
         m_tracePlot->showEmpty(tr("Membrane potential"),
                                tr("time [ms] — select a neuron layer to see its membrane potential"));
     } else {
-        m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series);
+        m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
+                                signal == membraneSignal(*module));
     }
     m_tracePlot->xAxis->setRange(m_rasterPlot->xAxis->range());
     m_tracePlot->replot();

@@ -143,7 +143,7 @@ QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bo
 }
 
 void TracePlot::showTraces(const engine::Module& module, const QString& path,
-                           const QString& signal, const engine::TimeSeries& series)
+                           const QString& signal, const engine::TimeSeries& series, bool thresholds)
 {
     removeContents();
     const engine::Tensor& data = series.data;
@@ -171,7 +171,7 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     setLegendShown(shown > 0 && shown <= kMaxLegendEntries);
 
     bool hasThreshold = false;
-    const QCPRange th = drawThresholds(module, shown, &hasThreshold);
+    const QCPRange th = thresholds ? drawThresholds(module, shown, &hasThreshold) : QCPRange();
     if (hasThreshold) {
         vmin = std::min(vmin, th.lower);
         vmax = std::max(vmax, th.upper);
@@ -185,8 +185,9 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     xAxis->setRange(t0Ms, t0Ms + static_cast<double>(steps) * dtMs);
 
     const QString where = path.isEmpty() ? tr("root") : QStringLiteral("'%1'").arg(path);
-    QString title = tr("Membrane potential\n%1 (%2, %3 neurons)")
-                        .arg(where, QString::fromStdString(module.className()))
+    QString title = tr("%1\n%2 (%3, %4 neurons)")
+                        .arg(thresholds ? tr("Membrane potential") : signal, where,
+                             QString::fromStdString(module.className()))
                         .arg(width);
     if (shown < width) {
         title += tr(", first %1 shown").arg(shown);

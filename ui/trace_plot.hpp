@@ -30,9 +30,10 @@ public:
 
     /// Plots `series` ((T, N) samples) recorded by `module` at `path`; draws the module's
     /// threshold (attribute of family "thresholds", scalar or per neuron) when it has one.
-    /// `signal` names the plotted series (e.g. "vmem", "v"); it labels the value axis.
+    /// `signal` names the plotted series (e.g. "vmem", "v", "i_exc"); it labels the value axis.
+    /// `thresholds` false (a current, a counter) draws no threshold lines.
     void showTraces(const engine::Module& module, const QString& path, const QString& signal,
-                    const engine::TimeSeries& series);
+                    const engine::TimeSeries& series, bool thresholds = true);
     /// Removes every trace and explains why with `explanation` on the time axis label.
     void showEmpty(const QString& title, const QString& explanation);
 
