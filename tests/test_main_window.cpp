@@ -13,6 +13,7 @@
 #include "ui/graph_node_item.hpp"
 #include "ui/inspector.hpp"
 #include "ui/main_window.hpp"
+#include "ui/neuron_selection.hpp"
 #include "ui/palette_widget.hpp"
 #include "ui/plot_export.hpp"
 #include "ui/raster_plot.hpp"
@@ -580,6 +581,38 @@ private Q_SLOTS:
         QVERIFY(w.selectModule(QStringLiteral("E")));
         QVERIFY(w.runSteps(10));
         QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("Membrane potential")));
+    }
+
+    void neuronSelections()
+    {
+        using spike::ui::parseNeuronSelection;
+        QString error;
+        QCOMPARE(parseNeuronSelection(QStringLiteral("all"), 10, &error).value(), std::vector<std::int64_t>{});
+        QCOMPARE(parseNeuronSelection(QStringLiteral(" 2-4, 0, 3 "), 10, &error).value(),
+                 (std::vector<std::int64_t>{0, 2, 3, 4}));
+        const auto random = parseNeuronSelection(QStringLiteral("random 5 seed 3"), 100, &error).value();
+        QCOMPARE(random.size(), std::size_t{5});
+        QVERIFY(std::is_sorted(random.begin(), random.end()));
+        QVERIFY(std::adjacent_find(random.begin(), random.end()) == random.end());
+        QVERIFY(random.back() < 100);
+        QCOMPARE(parseNeuronSelection(QStringLiteral("random 5 seed 3"), 100).value(), random);  // reproducible
+        QVERIFY(!parseNeuronSelection(QStringLiteral("7-12"), 10, &error));
+        QVERIFY2(error.contains(QStringLiteral("numbered 0 to 9")), qPrintable(error));
+        QVERIFY(!parseNeuronSelection(QStringLiteral("five"), 10, &error));
+        QVERIFY(error.contains(QStringLiteral("expected all")));
+        QVERIFY(!parseNeuronSelection(QStringLiteral("random 11"), 10, &error));
+        // Plotting a selection records exactly those neurons, labelled by their index.
+        MainWindow w;
+        QVERIFY(w.openModel(kCuba));
+        QVERIFY(w.runSteps(20));
+        QVERIFY(!w.plotSignal(QStringLiteral("E"), QStringLiteral("v"), QStringLiteral("0-900"), &error));
+        QVERIFY(w.plotSignal(QStringLiteral("E"), QStringLiteral("v"), QStringLiteral("3, 700-701"), &error));
+        QVERIFY(w.runSteps(30));
+        QCOMPARE(w.tracePlot()->graphCount(), 3);
+        QCOMPARE(w.tracePlot()->graph(1)->name(), QStringLiteral("n700"));
+        QVERIFY(w.tracePlot()->title().contains(QStringLiteral("selected")));
+        const auto& v = w.lastRecording()->at("E").at("v");
+        QCOMPARE(v.data.dim(1), std::int64_t{3});
     }
 
     void runForRunsLive()

@@ -232,7 +232,12 @@ void LiveRun::addTraceTrack()
     Track track;
     track.path = path;
     track.signal = signal;
-    track.width = std::max<std::int64_t>(1, module.tensor(signal).numel());
+    const std::int64_t channels = std::max<std::int64_t>(1, module.tensor(signal).numel());
+    if (std::any_of(m_traceNeurons.begin(), m_traceNeurons.end(),
+                    [channels](std::int64_t i) { return i < 0 || i >= channels; })) {
+        m_traceNeurons.clear();  // a selection made for another module: trace all
+    }
+    track.width = m_traceNeurons.empty() ? channels : static_cast<std::int64_t>(m_traceNeurons.size());
     for (const auto& view : module.attributes()) {
         if (view.spec->name == signal) {
             track.units = view.spec->units;
@@ -248,12 +253,14 @@ void LiveRun::setTracedPath(const QString& path)
     setTrace(path, {});
 }
 
-void LiveRun::setTrace(const QString& path, const std::string& signal)
+void LiveRun::setTrace(const QString& path, const std::string& signal, const std::vector<std::int64_t>& neurons)
 {
-    if (path == m_tracedPath && path.isNull() == m_tracedPath.isNull() && signal == m_requestedSignal) {
+    if (path == m_tracedPath && path.isNull() == m_tracedPath.isNull() && signal == m_requestedSignal &&
+        neurons == m_traceNeurons) {
         return;
     }
     m_requestedSignal = signal;
+    m_traceNeurons = neurons;
     if (m_hasTrace) {
         m_controller->removeProbe(m_tracks.back().probe);
         removeTrack(m_tracks.size() - 1);
@@ -264,7 +271,7 @@ void LiveRun::setTrace(const QString& path, const std::string& signal)
     if (m_hasTrace) {
         Track& track = m_tracks.back();
         track.capacity = m_window;
-        track.probe = m_controller->addProbe({track.path, track.signal, {}}, track.capacity);
+        track.probe = m_controller->addProbe({track.path, track.signal, m_traceNeurons}, track.capacity);
     }
     trimAll();
     Q_EMIT updated();

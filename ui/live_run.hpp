@@ -107,7 +107,10 @@ public:
     /// Like setTracedPath(), recording State `signal` of the module ("i_exc", "refrac", ...);
     /// an empty `signal` means the membrane. A signal that is not a State of the module records
     /// no trace.
-    void setTrace(const QString& path, const std::string& signal);
+    /// `neurons` (ascending indices; empty: all) keeps only those channels of the trace.
+    void setTrace(const QString& path, const std::string& signal, const std::vector<std::int64_t>& neurons = {});
+    /// The traced neurons (empty: all), as passed to setTrace().
+    const std::vector<std::int64_t>& tracedNeurons() const { return m_traceNeurons; }
     QString tracedPath() const { return m_tracedPath; }
     /// The signal recorded for the traced module ("vmem", "v"), or "" when none.
     QString tracedSignal() const { return QString::fromStdString(m_traceSignal); }
@@ -195,6 +198,7 @@ private:
     QString m_tracedPath;
     std::string m_traceSignal;
     std::string m_requestedSignal;  ///< "" = the membrane signal
+    std::vector<std::int64_t> m_traceNeurons;  ///< traced channels; empty = all
     engine::Recording m_recording;
     double m_dt = 1.0;
     std::int64_t m_window = 1;

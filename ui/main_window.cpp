@@ -18,7 +18,9 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFontDatabase>
+#include <QInputDialog>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QMenu>
 #include <QSplitter>
@@ -145,7 +147,16 @@ void MainWindow::buildCentre()
 
     connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::onCanvasSelection);
     connect(m_canvas, &GraphCanvas::plotRequested, this, [this](NodeId id, const QString& signal) {
-        plotSignal(QString::fromStdString(m_doc->path(id)), signal);
+        // Which neurons: all by default; the dialog offers ranges, lists and random picks.
+        bool ok = false;
+        const QString neurons = QInputDialog::getText(
+            this, tr("Plot %1").arg(signal),
+            tr("Neurons to plot: all, a range (0-99), a list (1, 5, 7-9) or random 20:"), QLineEdit::Normal,
+            QStringLiteral("all"), &ok);
+        QString error;
+        if (ok && !plotSignal(QString::fromStdString(m_doc->path(id)), signal, neurons, &error)) {
+            QMessageBox::warning(this, tr("Cannot plot %1").arg(signal), error);
+        }
     });
     connect(m_canvas, &GraphCanvas::editRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(tr("Refused: %1").arg(reason)); });
@@ -293,6 +304,7 @@ void MainWindow::showInInspector(NodeId id)
     }
     if (module != nullptr && !membraneSignal(*module).empty()) {
         m_traceSignal.clear();  // selecting a neuron layer traces its membrane again
+        m_traceNeurons.clear();
         if (m_run) {
             m_run->setTracedPath(selectedModulePath());
         }

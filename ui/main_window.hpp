@@ -27,6 +27,7 @@
 #include <QString>
 
 #include <memory>
+#include <vector>
 
 class QAction;
 class QComboBox;
@@ -87,7 +88,10 @@ public:
     /// Plots State `signal` ("i_exc", "refrac", "v", ...) of the module at `path` in the trace
     /// pane from the next samples on (the canvas' node menu ▸ Plot); false when the module has
     /// no such recordable State.
-    bool plotSignal(const QString& path, const QString& signal);
+    /// `neurons` chooses which (neuron_selection.hpp: "all", "0-99", "1, 5, 7-9", "random 20");
+    /// unreadable text fails with the reason in `error` and the status bar.
+    bool plotSignal(const QString& path, const QString& signal, const QString& neurons = QStringLiteral("all"),
+                    QString* error = nullptr);
 
     // ---- what is shown ------------------------------------------------------------------------
     GraphDocument* document() const { return m_doc; }
@@ -182,6 +186,7 @@ private:
     QString m_lastDir;
     NodeId m_inspected;
     QString m_traceSignal;  ///< State chosen with Plot ▸ ("" = the traced layer's membrane)
+    std::vector<std::int64_t> m_traceNeurons;  ///< neurons chosen with Plot ▸ (empty: all)
     bool m_syncingSelection = false;
     bool m_docksSized = false;
 

@@ -6,6 +6,7 @@
 #include "document_file.hpp"
 #include "graph_commands.hpp"
 #include "live_run.hpp"
+#include "neuron_selection.hpp"
 #include "raster_plot.hpp"
 #include "trace_plot.hpp"
 
@@ -46,28 +47,40 @@ std::int64_t MainWindow::simulatedSteps() const
     return m_run ? m_run->currentStep() : 0;
 }
 
-bool MainWindow::plotSignal(const QString& path, const QString& signal)
+bool MainWindow::plotSignal(const QString& path, const QString& signal, const QString& neurons, QString* error)
 {
+    const auto fail = [this, error](const QString& why) {
+        statusBar()->showMessage(tr("Cannot plot: %1").arg(why));
+        if (error != nullptr) {
+            *error = why;
+        }
+        return false;
+    };
     const NodeId id = m_doc->findNode(path.toStdString());
     const engine::Module* module = m_doc->module(id);
     if (module == nullptr) {
-        return false;
+        return fail(tr("no module '%1'").arg(path));
     }
     const auto offered = module->recordableSignals();
     const std::string name = signal.toStdString();
     const auto views = module->attributes();
-    const bool ok = std::find(offered.begin(), offered.end(), name) != offered.end() &&
-                    std::any_of(views.begin(), views.end(), [&](const engine::AttributeView& v) {
-                        return v.spec->name == name && v.spec->kind == engine::AttributeKind::State;
-                    });
-    if (!ok) {
-        statusBar()->showMessage(tr("%1 records no state '%2'").arg(path, signal));
-        return false;
+    const auto state = std::find_if(views.begin(), views.end(), [&](const engine::AttributeView& v) {
+        return v.spec->name == name && v.spec->kind == engine::AttributeKind::State &&
+               std::holds_alternative<engine::Tensor>(*v.value);
+    });
+    if (std::find(offered.begin(), offered.end(), name) == offered.end() || state == views.end()) {
+        return fail(tr("%1 records no state '%2'").arg(path, signal));
+    }
+    QString why;
+    const auto selection = parseNeuronSelection(neurons, std::get<engine::Tensor>(*state->value).numel(), &why);
+    if (!selection) {
+        return fail(why);
     }
     selectModule(path);
     m_traceSignal = signal;
+    m_traceNeurons = *selection;
     if (m_run) {
-        m_run->setTrace(path, name);
+        m_run->setTrace(path, name, m_traceNeurons);
     }
     refreshPlots();
     statusBar()->showMessage(tr("Plotting %1 of %2 from the next samples on").arg(signal, path));
@@ -99,7 +112,7 @@ bool MainWindow::ensureRun(QString* error)
         options.backend = static_cast<engine::BackendKind>(m_backend->currentData().toInt());
         m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath(), options);
         if (!m_traceSignal.isEmpty()) {
-            m_run->setTrace(tracedPath(), m_traceSignal.toStdString());
+            m_run->setTrace(tracedPath(), m_traceSignal.toStdString(), m_traceNeurons);
         }
     } catch (const engine::Error& e) {
         const QString message = QString::fromUtf8(e.what());
@@ -344,7 +357,7 @@ void MainWindow::refreshPlots()
                                tr("time [ms] — select a neuron layer to see its membrane potential"));
     } else {
         m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
-                                signal == membraneSignal(*module));
+                                signal == membraneSignal(*module), m_run->tracedNeurons());
     }
     m_tracePlot->xAxis->setRange(m_rasterPlot->xAxis->range());
     m_tracePlot->replot();

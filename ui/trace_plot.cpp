@@ -114,7 +114,8 @@ void TracePlot::showEmpty(const QString& title, const QString& explanation)
     replot();
 }
 
-QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bool* drawn)
+QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bool* drawn,
+                                   const std::vector<std::int64_t>& selection)
 {
     *drawn = false;
     const engine::Tensor* threshold = findThreshold(module);
@@ -132,7 +133,8 @@ QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bo
         for (int i = 0; i < neurons; ++i) {
             QColor colour = seriesColour(i, neurons);
             colour.setAlpha(170);
-            addThresholdLine(*this, (*threshold)[i], colour, QString());
+            const std::int64_t neuron = selection.empty() ? i : selection[static_cast<std::size_t>(i)];
+            addThresholdLine(*this, (*threshold)[neuron], colour, QString());
         }
         m_thresholdLines = neurons;
     } else {
@@ -143,7 +145,8 @@ QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bo
 }
 
 void TracePlot::showTraces(const engine::Module& module, const QString& path,
-                           const QString& signal, const engine::TimeSeries& series, bool thresholds)
+                           const QString& signal, const engine::TimeSeries& series, bool thresholds,
+                           const std::vector<std::int64_t>& neurons)
 {
     removeContents();
     const engine::Tensor& data = series.data;
@@ -164,14 +167,14 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
             vmax = std::max(vmax, v);
         }
         QCPGraph* graph = addGraph();
-        graph->setName(tr("n%1").arg(n));
+        graph->setName(tr("n%1").arg(neurons.empty() ? n : neurons[static_cast<std::size_t>(n)]));
         graph->setPen(QPen(seriesColour(n, shown), 1.0));
         graph->data()->set(points, true);
     }
     setLegendShown(shown > 0 && shown <= kMaxLegendEntries);
 
     bool hasThreshold = false;
-    const QCPRange th = thresholds ? drawThresholds(module, shown, &hasThreshold) : QCPRange();
+    const QCPRange th = thresholds ? drawThresholds(module, shown, &hasThreshold, neurons) : QCPRange();
     if (hasThreshold) {
         vmin = std::min(vmin, th.lower);
         vmax = std::max(vmax, th.upper);
@@ -185,10 +188,11 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     xAxis->setRange(t0Ms, t0Ms + static_cast<double>(steps) * dtMs);
 
     const QString where = path.isEmpty() ? tr("root") : QStringLiteral("'%1'").arg(path);
-    QString title = tr("%1\n%2 (%3, %4 neurons)")
+    QString title = tr("%1\n%2 (%3, %4 neurons%5)")
                         .arg(thresholds ? tr("Membrane potential") : signal, where,
                              QString::fromStdString(module.className()))
-                        .arg(width);
+                        .arg(width)
+                        .arg(neurons.empty() ? QString() : tr(" selected"));
     if (shown < width) {
         title += tr(", first %1 shown").arg(shown);
     }

@@ -9,6 +9,9 @@
 
 #include <QString>
 
+#include <cstdint>
+#include <vector>
+
 namespace spike::engine {
 class Module;
 struct TimeSeries;
@@ -31,9 +34,11 @@ public:
     /// Plots `series` ((T, N) samples) recorded by `module` at `path`; draws the module's
     /// threshold (attribute of family "thresholds", scalar or per neuron) when it has one.
     /// `signal` names the plotted series (e.g. "vmem", "v", "i_exc"); it labels the value axis.
-    /// `thresholds` false (a current, a counter) draws no threshold lines.
+    /// `thresholds` false (a current, a counter) draws no threshold lines. `neurons` names the
+    /// neuron of each column of `series` when it holds a selection (empty: column k is neuron k).
     void showTraces(const engine::Module& module, const QString& path, const QString& signal,
-                    const engine::TimeSeries& series, bool thresholds = true);
+                    const engine::TimeSeries& series, bool thresholds = true,
+                    const std::vector<std::int64_t>& neurons = {});
     /// Removes every trace and explains why with `explanation` on the time axis label.
     void showEmpty(const QString& title, const QString& explanation);
 
@@ -46,7 +51,8 @@ private:
     void removeContents();
     void setLegendShown(bool shown);
     /// Draws the threshold of `module` for its first `neurons` neurons; returns [min, max] drawn.
-    QCPRange drawThresholds(const engine::Module& module, int neurons, bool* drawn);
+    QCPRange drawThresholds(const engine::Module& module, int neurons, bool* drawn,
+                            const std::vector<std::int64_t>& selection);
 
     QCPTextElement* m_title = nullptr;
     int m_thresholdLines = 0;
