@@ -33,16 +33,6 @@ struct Flattener {
         return static_cast<int>(plan.nodes.size()) - 1;
     }
 
-    static std::int64_t portOffset(const std::vector<PortSpec>& ports, const std::string& name)
-    {
-        for (const auto& p : ports) {
-            if (p.name == name) {
-                return p.offset;
-            }
-        }
-        return 0;
-    }
-
     /// Adds `net`'s nodes and connections; `in` / `out` are the nodes standing for its own
     /// input (whose output rows carry it) and output (whose input rows collect it).
     void addNetwork(Network& net, const std::string& prefix, int in, int out)
@@ -74,36 +64,16 @@ struct Flattener {
             e.network = &net;
             e.connection = c.name;
             e.projection = c.hasProjection ? net.projection(c.name) : nullptr;
-            if (c.from.node.empty()) {
-                const PortSpec slice = net.resolve(c.from.toString(), true).second;
-                e.from = in;
-                e.fromOffset = slice.offset;
-                e.fromSize = slice.size;
-            } else {
-                e.from = ends.at(c.from.node).source;
-                const Module& m = net.getSubmodule(c.from.node);
-                e.fromOffset = portOffset(m.outputPorts(), c.from.port);
-                for (const auto& p : m.outputPorts()) {
-                    if (p.name == c.from.port) {
-                        e.fromSize = p.size;
-                    }
-                }
-            }
-            if (c.to.node.empty()) {
-                const PortSpec slice = net.resolve(c.to.toString(), false).second;
-                e.to = out;
-                e.toOffset = slice.offset;
-                e.toSize = slice.size;
-            } else {
-                e.to = ends.at(c.to.node).target;
-                const Module& m = net.getSubmodule(c.to.node);
-                e.toOffset = portOffset(m.inputPorts(), c.to.port);
-                for (const auto& p : m.inputPorts()) {
-                    if (p.name == c.to.port) {
-                        e.toSize = p.size;
-                    }
-                }
-            }
+            // Both ends through the network's own resolution: a child's port or a boundary
+            // port ("in", "in.E", "out.rate"), each a slice of the node's rows.
+            const PortSpec source = net.resolve(c.from.toString(), true).second;
+            const PortSpec target = net.resolve(c.to.toString(), false).second;
+            e.from = c.from.node.empty() ? in : ends.at(c.from.node).source;
+            e.fromOffset = source.offset;
+            e.fromSize = source.size;
+            e.to = c.to.node.empty() ? out : ends.at(c.to.node).target;
+            e.toOffset = target.offset;
+            e.toSize = target.size;
             plan.edges.push_back(e);
             plan.incoming[static_cast<std::size_t>(e.to)].push_back(
                 static_cast<int>(plan.edges.size()) - 1);
