@@ -5,6 +5,7 @@
 #include "lstm.hpp"
 #include "mlp.hpp"
 #include "module_list.hpp"
+#include "node_runner.hpp"
 #include "normalization.hpp"
 #include "resblock.hpp"
 
@@ -321,6 +322,26 @@ Tensor DynamicsNetwork::evolveImpl(const TensorView& input, const Recorder& reco
         recorder.record("value_prefix", std::move(y), "", false);
     }
     return x;
+}
+
+std::vector<ModuleStatistic> DynamicsNetwork::statistics() const
+{
+    return {
+        {"dynamic_mean",
+         "mean |w| over conv.weight and every parameter of the res blocks (LightZero's "
+         "get_dynamic_mean)",
+         getDynamicMean()},
+        {"reward_mean",
+         "mean |w| over conv1x1_reward.weight and every parameter of fc_reward_head "
+         "(LightZero's get_reward_mean)",
+         getRewardMean()},
+    };
+}
+
+std::unique_ptr<NodeRunner> DynamicsNetwork::makeRunner()
+{
+    return std::make_unique<GenericRunner>(
+        *this, std::vector<TraceInfo>{{"value_prefix", m_config.outputSupportSize, ""}});
 }
 
 double DynamicsNetwork::getDynamicMean() const

@@ -79,6 +79,11 @@ public:
     std::string className() const override { return "DynamicsNetwork"; }
     nlohmann::json config() const override;
     std::vector<std::string> recordableSignals() const override { return {"value_prefix"}; }
+    /// "dynamic_mean" (getDynamicMean()) and "reward_mean" (getRewardMean()).
+    std::vector<ModuleStatistic> statistics() const override;
+    /// A GenericRunner that also offers "value_prefix" (output_support_size values per step)
+    /// besides every State below (the LSTM's "lstm.h" and "lstm.c").
+    std::unique_ptr<NodeRunner> makeRunner() override;
 
     /// LightZero's forward(state_action_encoding, (h0, c0)): sa (B, C, H, W), h0 and c0
     /// (1, B, lstm_hidden_size). Forward hooks see sa and next_latent_state. Throws Error naming

@@ -342,6 +342,11 @@ std::vector<std::string> Module::recordableSignals() const
     return {};
 }
 
+std::vector<ModuleStatistic> Module::statistics() const
+{
+    return {};
+}
+
 double Module::timeStep() const
 {
     const int dtSlot = findSlot("dt");

@@ -89,6 +89,14 @@ struct AttributeView {
     bool derived = false;  ///< readable, but computed from other attributes in the current mode
 };
 
+/// One named summary number a module computes from its attributes (a weight statistic), shown
+/// by viewers next to the attributes; recomputed on every call.
+struct ModuleStatistic {
+    std::string name;         ///< "dynamic_mean"
+    std::string description;  ///< one line: what it summarises
+    double value = 0.0;
+};
+
 /// Collects the time series a module records during one evolve() call.
 class Recorder {
 public:
@@ -225,6 +233,9 @@ public:
     /// afterwards is batch element 0's (Rockpool semantics). Throws Error for a wrong shape,
     /// zero-size or non-finite input.
     EvolveResult evolve(const Tensor& input, const RecordSpec& record = {});
+    /// Named summary statistics of this module's current attributes (and its descendants'), in
+    /// display order. Default: none.
+    virtual std::vector<ModuleStatistic> statistics() const;
     /// Signals this module can record during evolve() (e.g. "vmem", "spikes").
     virtual std::vector<std::string> recordableSignals() const;
     /// Time step [s] (the "dt" attribute, else the first descendant's, else 1).

@@ -73,12 +73,17 @@ private:
 };
 
 /// Runner of any module through Module::forwardBatched() over a (1, steps, sizeIn) view.
-/// Offers each of the module's own numeric States as a trace; when any trace is requested it
-/// advances one step per forwardBatched() call to sample the States after every step. Its
+/// Offers as traces, in this order: each of the module's own numeric States ("h"), each numeric
+/// State of its descendants under its dotted path ("lstm.h", "resblocks.0.conv1.0.seed"), then
+/// the signals the module records through its Recorder that its maker declared ("value_prefix").
+/// When any trace is requested it advances one step per forwardBatched() call and samples the
+/// States after every step, and the requested recorded signals from that step's recording. Its
 /// States are the module's own (load() and store() do nothing).
 class GenericRunner : public NodeRunner {
 public:
-    explicit GenericRunner(Module& module);
+    /// `recorded`: signals the module records at its own level during forwardBatched() (not
+    /// States), each with its width per step; run() throws Error when a recording has another.
+    explicit GenericRunner(Module& module, std::vector<TraceInfo> recorded = {});
 
     std::vector<TraceInfo> traces() const override { return m_traces; }
     void load() override {}
@@ -88,7 +93,14 @@ public:
     std::vector<StateArray> workingStates() const override;
 
 private:
+    /// Where trace k's samples come from.
+    struct TraceSource {
+        const Module* module = nullptr;  ///< owner of the State; nullptr for a recorded signal
+        std::string name;                ///< State attribute, or recorded signal name
+    };
+
     std::vector<TraceInfo> m_traces;
+    std::vector<TraceSource> m_sources;  ///< parallel to m_traces
 };
 
 }  // namespace spike::engine

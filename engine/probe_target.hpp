@@ -32,8 +32,10 @@ struct ProbeTarget {
 
 /// Resolves `request` against `plan`; `traces[i]` lists node i's runner traces (empty for
 /// nodes without a runner). A port name or "out"/"output" (or "spikes" on a spiking module)
-/// reads the output rows, any other name a trace. Throws Error naming the probe and the module
-/// paths, signals or index range available when the path, signal or an index does not fit.
+/// reads the output rows, any other name a trace. A path below a plan node (a composite's child,
+/// "dynamics.lstm") reads that node's trace named after the rest of the path and the signal
+/// ("lstm.h"). Throws Error naming the probe and the module paths, signals or index range
+/// available when the path, signal or an index does not fit.
 ProbeTarget resolveProbeTarget(const ExecutionPlan& plan,
                                const std::vector<std::vector<TraceInfo>>& traces,
                                const ProbeRequest& request);

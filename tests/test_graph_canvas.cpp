@@ -16,6 +16,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QGraphicsPathItem>
+#include <QMenu>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
@@ -516,6 +517,59 @@ private Q_SLOTS:
         }
         f.doc.undoStack()->undo();
         QCOMPARE(f.doc.toJson(), saved);
+    }
+
+    void contextMenuPlotsANodeOrAPort()
+    {
+        Fixture f;
+        // The Plot submenu of a menu, as (text, action) pairs.
+        const auto plotActions = [](QMenu& menu) {
+            QList<QAction*> found;
+            for (QAction* a : menu.actions()) {
+                if (a->menu() != nullptr && a->text() == QLatin1String("Plot")) {
+                    found = a->menu()->actions();
+                }
+            }
+            return found;
+        };
+        QSignalSpy requests(&f.canvas, &GraphCanvas::plotRequested);
+        // A neuron layer's header: every recordable State, the membrane first.
+        {
+            QMenu menu;
+            f.canvas.fillContextMenu(menu, at(f.canvas, header(f.item("E"))));
+            QStringList texts;
+            for (QAction* a : plotActions(menu)) {
+                texts << a->text();
+            }
+            QCOMPARE(texts, QStringList({"v [mV]", "i_exc [mV]", "i_inh [mV]", "refrac [steps]"}));
+            plotActions(menu)[1]->trigger();
+            QCOMPARE(requests.size(), 1);
+            QCOMPARE(requests[0][0].value<NodeId>(), f.doc.findNode("E"));
+            QCOMPARE(requests[0][1].toString(), QString("i_exc"));
+        }
+        // The non-spiking output port of a source: its output, which has no States.
+        {
+            QMenu menu;
+            f.canvas.fillContextMenu(menu, at(f.canvas, port(f.item("bias"), "out", false)));
+            const QList<QAction*> actions = plotActions(menu);
+            QCOMPARE(actions.size(), 1);
+            QCOMPARE(actions[0]->text(), QString("Output 'out' [4]"));
+            actions[0]->trigger();
+            QCOMPARE(requests.size(), 2);
+            QCOMPARE(requests[1][0].value<NodeId>(), f.doc.findNode("bias"));
+            QCOMPARE(requests[1][1].toString(), QString("out"));
+        }
+        // A spiking output port adds nothing (its spikes are in the raster); the States stay.
+        {
+            QMenu menu;
+            f.canvas.fillContextMenu(menu, at(f.canvas, port(f.item("E"), "spikes", false)));
+            QCOMPARE(plotActions(menu).size(), 4);
+            QCOMPARE(f.canvas.plotEntries(f.doc.findNode("E"), "spikes").size(), 4);
+        }
+        // The background offers no Plot.
+        QMenu menu;
+        f.canvas.fillContextMenu(menu, at(f.canvas, QPointF(-2000.0, -2000.0)));
+        QVERIFY(plotActions(menu).isEmpty());
     }
 };
 

@@ -3,7 +3,8 @@
 // refusals by the engine or the edit gate change nothing and show the reason; leak_mode
 // switches update the derived rows; resets are one undo step; the family filter; updates from
 // undo flow into the editors without pushing anything; large modules build no per-element
-// widgets.
+// widgets; a DynamicsNetwork's statistics follow edits of the weights below it.
+#include "engine/dynamics_network.hpp"
 #include "engine/module_factory.hpp"
 #include "engine/network.hpp"
 #include "ui/graph_commands.hpp"
@@ -105,6 +106,7 @@ private Q_SLOTS:
     void undoUpdatesEditorsWithoutPushing();
     void removingTheNodeClearsTheInspector();
     void largeModulesBuildNoPerElementWidgets();
+    void statisticsFollowEditsBelowTheModule();
 };
 
 void TestInspector::everyModuleTypeHasOneRowPerAttribute()
@@ -537,6 +539,45 @@ void TestInspector::largeModulesBuildNoPerElementWidgets()
     QVERIFY(inspector.findChildren<QWidget*>().size() < 400);
     QVERIFY(weight->applyScale(2.0));
     QCOMPARE(dense->undoStack()->count(), 1);
+}
+
+void TestInspector::statisticsFollowEditsBelowTheModule()
+{
+    GraphDocument doc;
+    doc.load(std::string(SPIKE_TEST_DATA_DIR) + "/../../resources/examples/dynamics_network.json");
+    const auto& net = dynamic_cast<const spike::engine::DynamicsNetwork&>(doc.root());
+    Inspector inspector;
+    inspector.setDocument(&doc);
+    inspector.showNode(doc.rootId());
+    QCOMPARE(inspector.statisticNames(), (QStringList{"dynamic_mean", "reward_mean"}));
+    // The text has six significant digits.
+    const auto shows = [&inspector](const char* name, double want) {
+        bool ok = false;
+        const double shown = inspector.statisticText(QString::fromLatin1(name)).toDouble(&ok);
+        return ok && std::abs(shown - want) <= 1e-5 * std::abs(want);
+    };
+    const double before = net.getDynamicMean();
+    QVERIFY(shows("dynamic_mean", before));
+    QVERIFY(shows("reward_mean", net.getRewardMean()));
+
+    // Tripling a res block's conv weight moves dynamic_mean at once; undo brings it back.
+    const NodeId conv = doc.findNode("resblocks.0.conv1.0");
+    Tensor weight = doc.module(conv)->tensor("weight");
+    for (std::int64_t i = 0; i < weight.numel(); ++i) {
+        weight[i] *= 3.0F;
+    }
+    QVERIFY(pushCommand(doc, std::make_unique<SetAttributeCommand>(doc, conv, "weight", weight)).ok);
+    QVERIFY(net.getDynamicMean() > 1.2 * before);
+    QVERIFY(shows("dynamic_mean", net.getDynamicMean()));
+    QVERIFY(shows("reward_mean", net.getRewardMean()));
+    doc.undoStack()->undo();
+    QCOMPARE(net.getDynamicMean(), before);
+    QVERIFY(shows("dynamic_mean", before));
+
+    // Modules without statistics show none.
+    inspector.showNode(conv);
+    QVERIFY(inspector.statisticNames().isEmpty());
+    QVERIFY(inspector.statisticText(QStringLiteral("dynamic_mean")).isEmpty());
 }
 
 QTEST_MAIN(TestInspector)

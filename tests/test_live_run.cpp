@@ -7,13 +7,18 @@
 // after a state reset, also one made while running; after every poll of resets racing steps
 // (every series ends at currentStep() and holds the model's data). Also: NaN / Inf pauses
 // reported through failed() with module and state, running / paused / steps-done / updated
-// signals, and the raster drawing the live recording.
+// signals, and the raster drawing the live recording. Several traces (addTrace): two States of
+// different modules with a neuron selection and the whole output of a non-spiking Linear record
+// exactly what an engine-only SimulationController probes; removeTrace drops its series and
+// leaves the others alone; a trace shared with the primary one; refusals with a reason; 1000
+// traced channels shrink the window as maxWindowValues says.
 // Offscreen; no timing assertions (waits have generous timeouts only).
 #include "ui/live_run.hpp"
 #include "ui/raster_plot.hpp"
 
 #include "engine/error.hpp"
 #include "engine/lif.hpp"
+#include "engine/linear.hpp"
 #include "engine/model_io.hpp"
 #include "engine/network.hpp"
 #include "engine/sources.hpp"
@@ -22,6 +27,7 @@
 #include <QSignalSpy>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -122,6 +128,69 @@ QString compareRecording(const Recording& live, const Recording& ref, std::int64
     const std::size_t got = spike::engine::flatten(live).size();
     return got == expected ? QString()
                            : QStringLiteral("%1 series, expected %2").arg(got).arg(expected);
+}
+
+/// Poisson "src" (6) drives LIF "a" (6); "a" drives LIF "b" (6 inputs onto 3 neurons, two
+/// synapses each) and Linear "lin" (6 -> 2), in a Network.
+std::unique_ptr<Module> branchedNetwork()
+{
+    auto net = std::make_unique<spike::engine::Network>();
+    net->addNode("src", std::make_unique<spike::engine::PoissonSource>(
+                            6, AttributeMap{{"rate", Tensor::scalar(400.0F)},
+                                            {"seed", Tensor::scalar(5.0F)}}));
+    net->addNode("a", std::make_unique<spike::engine::LIF>(
+                          6, 6, false, AttributeMap{{"tau_syn", Tensor::scalar(0.005F)}}));
+    net->addNode("b", std::make_unique<spike::engine::LIF>(6, 3));
+    net->addNode("lin", std::make_unique<spike::engine::Linear>(6, 2));
+    net->connect("src", "a");
+    net->connect("a", "b");
+    net->connect("a", "lin");
+    return net;
+}
+
+/// A copy of `model` with every value (random initial weights included) through the format.
+std::unique_ptr<Module> copyOf(const Module& model)
+{
+    spike::engine::SaveOptions inlineAll;
+    inlineAll.inlineLimit = -1;
+    return spike::engine::modelFromJson(spike::engine::modelToJson(model, inlineAll), "copy", ".")
+        .root;
+}
+
+/// What an engine-only controller running `model` for `steps` steps records for `request`:
+/// (steps, width) rows.
+Tensor engineProbe(std::unique_ptr<Module> model, const spike::engine::ProbeRequest& request,
+                   std::int64_t steps)
+{
+    spike::engine::SimulationController controller(std::move(model));
+    const spike::engine::ProbeId probe = controller.addProbe(request, steps);
+    controller.step(steps);
+    if (!controller.waitIdle(kWait)) {
+        return {};
+    }
+    const auto snapshot = controller.takeProbe(probe);
+    if (!snapshot || snapshot->steps != steps) {
+        return {};
+    }
+    Tensor out(Shape{steps, snapshot->width});
+    std::copy(snapshot->values.begin(), snapshot->values.end(), out.data());
+    return out;
+}
+
+/// "" when `series` holds the last rows of `ref` (the engine's rows for steps [0, end)).
+QString compareTail(const TimeSeries* series, const Tensor& ref, std::int64_t end)
+{
+    if (series == nullptr) {
+        return QStringLiteral("no series");
+    }
+    if (ref.rank() != 2 || ref.dim(0) != end) {
+        return QStringLiteral("no reference");
+    }
+    const std::int64_t rows = series->data.rank() == 2 ? series->data.dim(0) : 0;
+    TimeSeries wanted;
+    wanted.data = ref;
+    wanted.dt = series->dt;
+    return compareSeries(*series, wanted, end - rows, end);
 }
 
 std::int64_t spikeTotal(const Recording& rec)
@@ -276,6 +345,150 @@ private slots:
         QVERIFY(live.waitIdle(kWait));
         QCOMPARE(spike::engine::flatten(live.recording()).size(), std::size_t{2});
         QCOMPARE(live.recording().at("0").at("spikes").data.dim(0), std::int64_t{130});
+    }
+
+    void severalTracesRecordWhatTheEngineProbes()
+    {
+        const auto model = branchedNetwork();
+        LiveRun live(copyOf(*model), QStringLiteral("a"));
+        QSignalSpy changed(&live, &LiveRun::tracesChanged);
+        QString error;
+        const int isyn = live.addTrace(QStringLiteral("b"), "isyn", {5, 0, 2}, &error);
+        QVERIFY2(isyn > 0, qPrintable(error));
+        const int out = live.addTrace(QStringLiteral("lin"), "out", {}, &error);
+        QVERIFY2(out > 0, qPrintable(error));
+        QCOMPARE(changed.count(), 2);
+        const int primary = live.primaryTraceId();
+        QVERIFY(primary > 0 && primary != isyn && primary != out && isyn != out);
+        QCOMPARE(live.traceIds(), (std::vector<int>{primary, isyn, out}));
+        QCOMPARE(live.traceInfo(primary)->signal, std::string("vmem"));
+        QVERIFY(live.traceInfo(primary)->membrane);
+        QVERIFY(!live.traceInfo(isyn)->membrane);
+        QCOMPARE(live.traceInfo(isyn)->neurons, (std::vector<std::int64_t>{5, 0, 2}));
+        QVERIFY(live.traceSeries(isyn) == nullptr);  // no data yet
+
+        live.step(300);
+        QVERIFY(live.waitIdle(kWait));
+        const Tensor vmem = engineProbe(copyOf(*model), {"a", "vmem", {}}, 300);
+        const Tensor currents = engineProbe(copyOf(*model), {"b", "isyn", {5, 0, 2}}, 300);
+        const Tensor linear = engineProbe(copyOf(*model), {"lin", "out", {}}, 300);
+        QString diff = compareTail(live.traceSeries(primary), vmem, 300);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        diff = compareTail(live.traceSeries(isyn), currents, 300);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        diff = compareTail(live.traceSeries(out), linear, 300);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QCOMPARE(live.traceSeries(out)->data.dim(0), std::int64_t{300});
+        QVERIFY(live.traceSeries(out) == &live.recording().at("lin").at("out"));
+        // The Linear layer's output varies: the comparison is not between two empty signals.
+        QVERIFY(std::any_of(linear.data(), linear.data() + linear.numel(),
+                            [&](float v) { return v != linear.data()[0]; }));
+    }
+
+    void removeTraceDropsOnlyItsSeries()
+    {
+        LiveRun live(branchedNetwork(), QString());
+        QCOMPARE(live.primaryTraceId(), 0);
+        const int a = live.addTrace(QStringLiteral("a"), "vmem");
+        const int lin = live.addTrace(QStringLiteral("lin"), "out");
+        QVERIFY(a > 0 && lin > 0);
+        live.step(80);
+        QVERIFY(live.waitIdle(kWait));
+        const Tensor before = live.traceSeries(a)->data;
+        QSignalSpy changed(&live, &LiveRun::tracesChanged);
+        live.removeTrace(lin);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(live.traceIds(), std::vector<int>{a});
+        QVERIFY(live.traceInfo(lin) == nullptr && live.traceSeries(lin) == nullptr);
+        QVERIFY(live.recording().count("lin") == 0);
+        QCOMPARE(live.traceSeries(a)->data.dim(0), std::int64_t{80});
+        QVERIFY(std::memcmp(live.traceSeries(a)->data.data(), before.data(),
+                            static_cast<std::size_t>(before.numel()) * sizeof(float)) == 0);
+        live.removeTrace(lin);  // unknown now: nothing happens
+        QCOMPARE(changed.count(), 1);
+        live.step(20);
+        QVERIFY(live.waitIdle(kWait));
+        QCOMPARE(live.traceSeries(a)->data.dim(0), std::int64_t{100});
+        QVERIFY(live.recording().count("lin") == 0);
+    }
+
+    void addTraceRefusesWithAReason()
+    {
+        LiveRun live(branchedNetwork(), QString());
+        QString error;
+        QCOMPARE(live.addTrace(QStringLiteral("nowhere"), "vmem", {}, &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("nowhere")), qPrintable(error));
+        error.clear();
+        QCOMPARE(live.addTrace(QStringLiteral("a"), "nonsense", {}, &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("vmem")), qPrintable(error));  // lists the choices
+        error.clear();
+        QCOMPARE(live.addTrace(QStringLiteral("a"), "vmem", {6}, &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("6")), qPrintable(error));
+        error.clear();
+        QCOMPARE(live.addTrace(QStringLiteral("a"), "out", {}, &error), 0);  // spikes: raster
+        QVERIFY(!error.isEmpty());
+        QCOMPARE(live.addTrace(QStringLiteral("lin"), "vmem", {}, nullptr), 0);
+        QVERIFY(live.traceIds().empty());
+        QVERIFY(live.recording().empty());
+    }
+
+    void theSamePairIsOneTrace()
+    {
+        LiveRun live(branchedNetwork(), QStringLiteral("a"));
+        const int primary = live.primaryTraceId();
+        QVERIFY(primary > 0);
+        QCOMPARE(live.addTrace(QStringLiteral("a"), "vmem", {1, 2}), primary);
+        QCOMPARE(live.traceIds(), std::vector<int>{primary});
+        QCOMPARE(live.tracedNeurons(), (std::vector<std::int64_t>{1, 2}));
+        QCOMPARE(live.addTrace(QStringLiteral("a"), "", {1, 2}), primary);  // "" = the membrane
+        live.step(30);
+        QVERIFY(live.waitIdle(kWait));
+        QCOMPARE(live.traceSeries(primary)->data.dim(1), std::int64_t{2});
+
+        // Moving the primary trace keeps the trace addTrace() also made, with its series.
+        live.setTracedPath(QStringLiteral("b"));
+        QCOMPARE(live.tracedSignal(), QStringLiteral("vmem"));
+        const int second = live.primaryTraceId();
+        QVERIFY(second > 0 && second != primary);
+        QCOMPARE(live.traceIds(), (std::vector<int>{primary, second}));
+        QCOMPARE(live.traceSeries(primary)->data.dim(0), std::int64_t{30});
+        // Removing the primary trace leaves no primary one.
+        live.removeTrace(second);
+        QCOMPARE(live.tracedSignal(), QString());
+        QCOMPARE(live.primaryTraceId(), 0);
+        QCOMPARE(live.traceIds(), std::vector<int>{primary});
+        live.setTracedPath(QStringLiteral("b"));  // made again
+        QVERIFY(live.primaryTraceId() > second);
+    }
+
+    void thousandTracedChannelsShrinkTheWindow()
+    {
+        constexpr std::int64_t n = 1000;
+        auto net = std::make_unique<spike::engine::Network>();
+        net->addNode("src", std::make_unique<spike::engine::PoissonSource>(
+                                n, AttributeMap{{"rate", Tensor::scalar(100.0F)},
+                                                {"seed", Tensor::scalar(9.0F)}}));
+        net->addNode("lif", std::make_unique<spike::engine::LIF>(n, n));
+        net->connect("src", "lif");
+        const auto model = copyOf(*net);
+        LiveRunOptions options;
+        options.maxWindowValues = 3 * n * 100;
+        LiveRun live(std::move(net), QString(), options);
+        QCOMPARE(live.window(), std::int64_t{150});  // 2000 spike channels
+        const int id = live.addTrace(QStringLiteral("lif"), "vmem");
+        QVERIFY(id > 0);
+        QCOMPARE(live.window(), std::int64_t{100});  // and 1000 traced ones
+        live.step(260);
+        QVERIFY(live.waitIdle(kWait));
+        for (const auto& [key, series] : spike::engine::flatten(live.recording())) {
+            QCOMPARE(series->data.dim(0), std::int64_t{100});
+        }
+        QCOMPARE(live.traceSeries(id)->data.dim(1), n);
+        const QString diff =
+            compareTail(live.traceSeries(id), engineProbe(copyOf(*model), {"lif", "vmem", {}}, 260), 260);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        live.removeTrace(id);
+        QCOMPARE(live.window(), std::int64_t{150});
     }
 
     void resetRestartsAtStepZero()

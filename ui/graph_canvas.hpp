@@ -36,6 +36,8 @@
 
 class QGraphicsPathItem;
 
+class QMenu;
+
 namespace spike::ui {
 
 class GraphNodeItem;
@@ -89,6 +91,14 @@ public:
     QList<NodeId> selectedNodes() const;
     /// Whether the minimap overlay is showing.
     bool minimapVisible() const;
+    /// What can be plotted from node `id`, as (menu text, signal) pairs: its output port
+    /// `port` first when `port` names a non-spiking output ("out" or a named port; a spiking
+    /// output's spikes are always in the raster), then every recordable State (membrane
+    /// potential, synaptic currents, refractory counter...). plotRequested() carries the signal.
+    QList<QPair<QString, QString>> plotEntries(NodeId id, const QString& port = {}) const;
+    /// Fills `menu` with what right-clicking viewport position `viewPos` offers (a node or one
+    /// of its ports, a wire, the background); contextMenuEvent() shows it.
+    void fillContextMenu(QMenu& menu, QPoint viewPos);
 
 public Q_SLOTS:
     /// Frames every item (also on the 'F' key).
@@ -135,7 +145,8 @@ Q_SIGNALS:
     void selectionChanged(const QList<spike::ui::NodeId>& nodes);
     /// An edit was refused by the engine; `reason` is its message.
     void editRefused(const QString& reason);
-    /// The user asked to plot State `signal` of module `id` (node context menu ▸ Plot).
+    /// The user asked to plot `signal` (a State, or an output port) of module `id` (node or
+    /// port context menu ▸ Plot).
     void plotRequested(spike::ui::NodeId id, const QString& signal);
 
 protected:

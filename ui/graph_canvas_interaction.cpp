@@ -387,17 +387,54 @@ void GraphCanvas::rename(NodeId node)
     }
 }
 
+QList<QPair<QString, QString>> GraphCanvas::plotEntries(NodeId id, const QString& port) const
+{
+    QList<QPair<QString, QString>> entries;
+    const engine::Module* module = m_doc != nullptr ? m_doc->module(id) : nullptr;
+    if (module == nullptr) {
+        return entries;
+    }
+    if (GraphNodeItem* item = nodeItem(id); item != nullptr && !port.isEmpty()) {
+        for (const CanvasPort& p : item->ports()) {
+            if (p.name == port && !p.input && !p.spiking) {
+                entries.append({tr("Output '%1' [%2]").arg(p.name).arg(p.size), p.name});
+            }
+        }
+    }
+    const auto offered = module->recordableSignals();
+    for (const auto& view : module->attributes()) {
+        if (view.spec->kind != engine::AttributeKind::State || view.spec->name == "spikes" ||
+            std::find(offered.begin(), offered.end(), view.spec->name) == offered.end()) {
+            continue;
+        }
+        const QString name = QString::fromStdString(view.spec->name);
+        entries.append({view.spec->units.empty() ? name : QStringLiteral("%1 [%2]").arg(name, QString::fromStdString(view.spec->units)),
+                        name});
+    }
+    return entries;
+}
+
 void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
 {
     if (m_doc == nullptr) {
         return;
     }
     QMenu menu(this);
-    QGraphicsItem* under = itemAt(event->pos());
+    fillContextMenu(menu, event->pos());
+    menu.exec(event->globalPos());
+}
+
+void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
+{
+    if (m_doc == nullptr) {
+        return;
+    }
+    QGraphicsItem* under = itemAt(viewPos);
     const bool editable = isEditable();
     if (under != nullptr && under->type() == GraphNodeItem::kType
         && static_cast<GraphNodeItem*>(under)->kind() == GraphNodeItem::Kind::Node) {
-        const NodeId id = static_cast<GraphNodeItem*>(under)->id();
+        auto* node = static_cast<GraphNodeItem*>(under);
+        const NodeId id = node->id();
         if (!under->isSelected()) {
             scene()->clearSelection();
             under->setSelected(true);
@@ -407,25 +444,15 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
             menu.addAction(tr("Open"), this, [this, id] { enter(id); });
             menu.addSeparator();
         }
-        // Plot ▸ every recordable State (membrane potential, currents, refractory counter...).
-        if (const engine::Module* module = m_doc->module(id)) {
-            const auto offered = module->recordableSignals();
-            QMenu* plot = nullptr;
-            for (const auto& view : module->attributes()) {
-                if (view.spec->kind != engine::AttributeKind::State || view.spec->name == "spikes" ||
-                    std::find(offered.begin(), offered.end(), view.spec->name) == offered.end()) {
-                    continue;
-                }
-                if (plot == nullptr) {
-                    plot = menu.addMenu(tr("Plot"));
-                }
-                const QString name = QString::fromStdString(view.spec->name);
-                plot->addAction(view.spec->units.empty() ? name : QStringLiteral("%1 [%2]").arg(name, QString::fromStdString(view.spec->units)),
-                                this, [this, id, name] { Q_EMIT plotRequested(id, name); });
+        // Plot ▸ the port under the cursor, then every recordable State.
+        const CanvasPort* port = node->portAt(mapToScene(viewPos));
+        const auto entries = plotEntries(id, port != nullptr ? port->name : QString());
+        if (!entries.isEmpty()) {
+            QMenu* plot = menu.addMenu(tr("Plot"));
+            for (const auto& [text, signal] : entries) {
+                plot->addAction(text, this, [this, id, signal = signal] { Q_EMIT plotRequested(id, signal); });
             }
-            if (plot != nullptr) {
-                menu.addSeparator();
-            }
+            menu.addSeparator();
         }
         if (editable) {
             menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
@@ -466,7 +493,6 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
             menu.addAction(tr("Up to parent"), this, &GraphCanvas::leave);
         }
     }
-    menu.exec(event->globalPos());
 }
 
 }  // namespace spike::ui

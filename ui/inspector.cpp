@@ -97,6 +97,19 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
     m_scroll->setWidgetResizable(true);
     m_body = new QWidget(m_scroll);
     m_bodyLayout = new QVBoxLayout(m_body);
+    m_statisticsGroup = new QGroupBox(tr("Statistics"), m_body);
+    m_statisticsGroup->setCheckable(true);
+    m_statisticsGroup->setChecked(true);
+    m_statisticsGroup->setToolTip(
+        tr("Computed from the current weights, updated as they change; untick to collapse"));
+    auto* statisticsLayout = new QVBoxLayout(m_statisticsGroup);
+    statisticsLayout->setContentsMargins(4, 4, 4, 4);
+    connect(m_statisticsGroup, &QGroupBox::toggled, this, [this](bool on) {
+        if (m_statisticsInner != nullptr) {
+            m_statisticsInner->setVisible(on);
+        }
+    });
+    m_bodyLayout->addWidget(m_statisticsGroup);
     const QString titles[3] = {tr("Parameters"), tr("Simulation parameters"), tr("States")};
     for (int g = 0; g < 3; ++g) {
         m_groups[g] = new QGroupBox(titles[g], m_body);
@@ -152,6 +165,7 @@ void Inspector::setDocument(GraphDocument* doc)
             connect(doc, &GraphDocument::attributeChanged, this, &Inspector::onAttributeChanged),
             connect(doc, &GraphDocument::documentReset, this, [this] { showNode({}); }),
             connect(doc, &GraphDocument::nodeRemoved, this, &Inspector::onStructureChanged),
+            connect(doc, &GraphDocument::subtreeInserted, this, &Inspector::onStructureChanged),
             connect(doc, &GraphDocument::subtreeRemoved, this, &Inspector::onStructureChanged),
             connect(doc, &GraphDocument::nodeRenamed, this, &Inspector::onStructureChanged),
             connect(doc, &QObject::destroyed, this, [this] {
@@ -201,6 +215,26 @@ bool Inspector::rowVisible(const QString& name) const
         }
     }
     return false;
+}
+
+QStringList Inspector::statisticNames() const
+{
+    QStringList out;
+    for (const auto& [name, label] : m_statistics) {
+        out << QString::fromStdString(name);
+    }
+    return out;
+}
+
+QString Inspector::statisticText(const QString& name) const
+{
+    const std::string key = name.toStdString();
+    for (const auto& [statistic, label] : m_statistics) {
+        if (statistic == key) {
+            return label->text();
+        }
+    }
+    return {};
 }
 
 QStringList Inspector::rowNames() const
@@ -266,6 +300,7 @@ void Inspector::rebuild()
     const auto hasGroup = [this](int g) {
         return std::any_of(m_rows.begin(), m_rows.end(), [g](const Row& r) { return r.group == g; });
     };
+    rebuildStatistics();
     m_resetParameters->setEnabled(hasGroup(0) || hasGroup(1));
     m_resetState->setEnabled(hasGroup(2));
     updateHeader();
@@ -414,6 +449,63 @@ void Inspector::applyFilter()
     }
 }
 
+// ---- statistics ------------------------------------------------------------------------------
+
+void Inspector::rebuildStatistics()
+{
+    m_statistics.clear();
+    delete m_statisticsInner;
+    m_statisticsInner = new QWidget(m_statisticsGroup);
+    auto* grid = new QGridLayout(m_statisticsInner);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setColumnStretch(1, 1);
+    m_statisticsGroup->layout()->addWidget(m_statisticsInner);
+    m_statisticsInner->setVisible(m_statisticsGroup->isChecked());
+    const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
+    const std::vector<engine::ModuleStatistic> statistics =
+        m != nullptr ? m->statistics() : std::vector<engine::ModuleStatistic>{};
+    int r = 0;
+    for (const engine::ModuleStatistic& statistic : statistics) {
+        const QString tip = QString::fromStdString(statistic.description);
+        auto* name = new QLabel(QString::fromStdString(statistic.name), m_statisticsInner);
+        name->setToolTip(tip);
+        auto* value = new QLabel(m_statisticsInner);
+        value->setToolTip(tip);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        grid->addWidget(name, r, 0, Qt::AlignLeft | Qt::AlignTop);
+        grid->addWidget(value, r, 1, Qt::AlignLeft | Qt::AlignTop);
+        ++r;
+        m_statistics.emplace_back(statistic.name, value);
+    }
+    m_statisticsGroup->setVisible(!m_statistics.empty());
+    refreshStatistics();
+}
+
+void Inspector::refreshStatistics()
+{
+    const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
+    if (m == nullptr || m_statistics.empty()) {
+        return;
+    }
+    for (const engine::ModuleStatistic& statistic : m->statistics()) {
+        for (auto& [name, label] : m_statistics) {
+            if (name == statistic.name) {
+                label->setText(QString::number(statistic.value, 'g', 6));
+            }
+        }
+    }
+}
+
+bool Inspector::isAtOrBelowShown(NodeId id) const
+{
+    for (NodeId at = id; at.valid() && m_doc != nullptr; at = m_doc->parentOf(at)) {
+        if (at == m_node) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // ---- following the document ------------------------------------------------------------------
 
 void Inspector::onAttributeChanged(NodeId id, const QString&)
@@ -422,6 +514,10 @@ void Inspector::onAttributeChanged(NodeId id, const QString&)
     // reports only the attributes that were set, so every row is read again.
     if (id == m_node && !m_rebuildPending) {
         refreshAll();
+    }
+    // Statistics summarise the whole subtree (a DynamicsNetwork's res block weights).
+    if (!m_statistics.empty() && isAtOrBelowShown(id)) {
+        refreshStatistics();
     }
 }
 
@@ -434,6 +530,7 @@ void Inspector::onStructureChanged()
         showNode({});
     } else {
         updateHeader();
+        refreshStatistics();
     }
 }
 

@@ -1,7 +1,9 @@
 // Inspector: shows and edits the attributes of one module of a GraphDocument, built entirely
 // from the engine's attribute registry (no per-model widget code). Rows are grouped by kind
 // (Parameters, Simulation parameters, States), in registration order; each row's editor is
-// chosen by inspector_editors.hpp from the spec and the value's shape.
+// chosen by inspector_editors.hpp from the spec and the value's shape. A module that computes
+// summary statistics (Module::statistics(), a DynamicsNetwork's weight means) shows them in a
+// read-only "Statistics" group above the attributes.
 //
 // Owns: its widgets and the rows of the shown module. Holds the document weakly (QPointer) and
 // the node by id. Invariants: every row corresponds to one attribute of module.attributes(), no
@@ -9,7 +11,8 @@
 // (after the edit gate agrees), so every edit is undoable and consecutive edits of one
 // attribute merge into one undo step; updates coming back from the document (attributeChanged,
 // undo, redo) refresh the editors without pushing anything; a refused edit shows its reason
-// under the row and the editor returns to the document's value.
+// under the row and the editor returns to the document's value; the statistics shown are
+// recomputed whenever an attribute of the module or of any module below it changes.
 // Thread: GUI thread only.
 #pragma once
 
@@ -22,6 +25,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 class QComboBox;
@@ -69,6 +73,10 @@ public:
     bool rowVisible(const QString& name) const;
     /// Names of every row, in display order.
     QStringList rowNames() const;
+    /// Names of the shown module's statistics, in display order (empty when it has none).
+    QStringList statisticNames() const;
+    /// The text shown as the value of statistic `name` ("" when there is no such statistic).
+    QString statisticText(const QString& name) const;
     /// The last refusal or validation message shown ("" when none).
     QString lastMessage() const { return m_lastMessage; }
 
@@ -110,6 +118,9 @@ private:
     void clearRefusal(Row* row);
     bool pushChanges(const std::vector<std::pair<std::string, engine::AttributeValue>>& changes,
                      const QString& text);
+    void rebuildStatistics();
+    void refreshStatistics();
+    bool isAtOrBelowShown(NodeId id) const;
     void onAttributeChanged(NodeId id, const QString& name);
     void onStructureChanged();
 
@@ -129,6 +140,9 @@ private:
     QGroupBox* m_groups[3] = {nullptr, nullptr, nullptr};
     QWidget* m_inner[3] = {nullptr, nullptr, nullptr};  ///< each group's rows, rebuilt per module
     int m_gridRows[3] = {0, 0, 0};
+    QGroupBox* m_statisticsGroup = nullptr;
+    QWidget* m_statisticsInner = nullptr;  ///< the statistics' rows, rebuilt per module
+    std::vector<std::pair<std::string, QLabel*>> m_statistics;  ///< name, value label
     QPushButton* m_resetParameters = nullptr;
     QPushButton* m_resetState = nullptr;
     std::vector<Row> m_rows;

@@ -1,13 +1,12 @@
-// LiveRun. See live_run.hpp. GUI thread only.
+// LiveRun: construction, the run commands, and draining probe data into the rolling recording
+// (staging, committing, windows, gaps, resets). Traces are in live_run_traces.cpp, model
+// preparation and rebuilds in live_run_rebuild.cpp. See live_run.hpp. GUI thread only.
 #include "live_run.hpp"
 
 #include "engine/error.hpp"
-#include "engine/execution_plan.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/sequential.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -27,95 +26,17 @@ std::string membraneSignal(const engine::Module& module)
 
 namespace {
 
-/// A copy of `model` made through the model format (every array inline).
-std::unique_ptr<engine::Module> structuralCopy(const engine::Module& model)
-{
-    engine::SaveOptions inlineAll;
-    inlineAll.inlineLimit = -1;
-    return engine::modelFromJson(engine::modelToJson(model, inlineAll), "live run", ".").root;
-}
-
-/// Whether `port` is the module's only port on that side and covers all `size` channels.
-bool onlyPortCovers(const std::vector<engine::PortSpec>& ports, std::int64_t size)
-{
-    return ports.size() == 1 && ports.front().offset == 0 && ports.front().size == size;
-}
-
-/// Whether a Sequential's chain can be wired as a Network node for node: names free for a
-/// Network, and one whole port on each side that is joined.
-bool chainable(const engine::Module& sequential)
-{
-    const auto children = sequential.namedChildren();
-    if (children.empty()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < children.size(); ++i) {
-        const auto& [name, child] = children[i];
-        if (name == "in" || name == "out") {
-            return false;
-        }
-        const bool fedIn = i > 0 || child->sizeIn() > 0;
-        const bool feedsOut = i + 1 < children.size() || child->sizeOut() > 0;
-        if ((fedIn && !onlyPortCovers(child->inputPorts(), child->sizeIn())) ||
-            (feedsOut && !onlyPortCovers(child->outputPorts(), child->sizeOut()))) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/// `module`, or when it is a chainable Sequential, the Network that wires its children (moved
-/// over, names and states kept, nested Sequentials likewise) in a chain from "in" to "out".
-/// compilePlan() treats a Sequential as one leaf; as a Network every layer is a plan node of
-/// its own, which the controller can probe, and the chain computes the same thing.
-std::unique_ptr<engine::Module> asProbeableTree(std::unique_ptr<engine::Module> module)
-{
-    auto* sequential = dynamic_cast<engine::Sequential*>(module.get());
-    if (sequential == nullptr || !chainable(*sequential)) {
-        return module;
-    }
-    auto network = std::make_unique<engine::Network>(sequential->sizeIn(), sequential->sizeOut());
-    std::string previous = sequential->sizeIn() > 0 ? "in" : "";
-    for (const auto& [name, child] : sequential->namedChildren()) {
-        std::unique_ptr<engine::Module> moved = sequential->removeModule(name);
-        const bool hasInput = moved->sizeIn() > 0;
-        network->addNode(name, asProbeableTree(std::move(moved)));
-        if (!previous.empty() && hasInput) {
-            network->connect(previous, name);
-        }
-        previous = name;
-    }
-    if (network->sizeOut() > 0) {
-        network->connect(previous, "out");
-    }
-    network->setStepsElapsed(sequential->stepsElapsed());
-    return network;
-}
-
-/// The signal under which evolve() records a spiking module's output.
-std::string spikeSignal(const engine::Module& module)
-{
-    const auto offered = module.recordableSignals();
-    for (const char* name : {"spikes", "output"}) {
-        if (std::find(offered.begin(), offered.end(), name) != offered.end()) {
-            return name;
-        }
-    }
-    return "out";
-}
-
 std::int64_t rowsOf(const engine::Tensor& data)
 {
     return data.rank() >= 1 ? data.dim(0) : 0;
 }
 
-QString describePath(const std::string& path)
-{
-    return path.empty() ? LiveRun::tr("the root")
-                        : QStringLiteral("'%1'").arg(QString::fromStdString(path));
-}
-
 }  // namespace
+
+QString LiveRun::describePath(const std::string& path)
+{
+    return path.empty() ? tr("the root") : QStringLiteral("'%1'").arg(QString::fromStdString(path));
+}
 
 LiveRun::LiveRun(std::unique_ptr<engine::Module> model, const QString& tracedPath,
                  LiveRunOptions options, QObject* parent)
@@ -124,42 +45,18 @@ LiveRun::LiveRun(std::unique_ptr<engine::Module> model, const QString& tracedPat
     if (!model) {
         throw engine::Error("LiveRun: no model to run");
     }
-    m_plotModel = structuralCopy(*model);
-    m_dt = m_plotModel->timeStep();
     m_currentStep = model->stepsElapsed();
-    std::unique_ptr<engine::Module> running = asProbeableTree(std::move(model));
+    Prepared prepared = prepare(std::move(model));
+    m_probePaths = std::move(prepared.probePaths);
+    m_tracks = std::move(prepared.spikeTracks);
+    m_controller = makeController(std::move(prepared.running));
+    m_plotModel = plotCopy(prepared.plotJson);
+    m_dt = m_plotModel->timeStep();
 
-    {
-        // The plan points into `running`: read it before the controller takes the tree.
-        const engine::ExecutionPlan plan = engine::compilePlan(*running);
-        for (const engine::PlanNode& node : plan.nodes) {
-            if (node.role != engine::PlanNode::Role::Module) {
-                continue;
-            }
-            m_probePaths.push_back(node.path);
-            if (node.module->spikingOutput() && node.sizeOut > 0) {
-                Track track;
-                track.path = node.path;
-                track.signal = spikeSignal(*node.module);
-                track.width = node.sizeOut;
-                track.spikes = true;
-                m_tracks.push_back(std::move(track));
-            }
-        }
-    }
-
-    engine::ControllerOptions controllerOptions;
-    controllerOptions.backend = m_options.backend;
-    controllerOptions.speed = m_options.speed;
-    m_controller =
-        std::make_unique<engine::SimulationController>(std::move(running), controllerOptions);
-
-    addTraceTrack();  // before the window is computed: its channels count too
+    applyPrimary(false);  // before the window is computed: its channels count too
     computeWindow();
     for (Track& track : m_tracks) {
-        track.capacity = track.spikes ? std::max<std::int64_t>(1, m_window * track.width)
-                                      : m_window;
-        track.probe = m_controller->addProbe({track.path, track.signal, {}}, track.capacity);
+        attachProbe(track);
     }
 
     m_timer.setInterval(std::max(1, m_options.refreshIntervalMs));
@@ -175,16 +72,19 @@ LiveRun::~LiveRun()
 
 void LiveRun::run()
 {
+    m_freeRunning = true;
     m_controller->run();
 }
 
 void LiveRun::pause()
 {
+    m_freeRunning = false;
     m_controller->pause();
 }
 
 void LiveRun::step(std::int64_t steps)
 {
+    m_freeRunning = false;
     m_controller->step(steps);
 }
 
@@ -195,6 +95,9 @@ void LiveRun::resetState()
 
 void LiveRun::setSpeed(engine::Speed speed)
 {
+    if (std::isfinite(speed.factor) && speed.factor >= 0.0) {
+        m_options.speed = speed;  // the controller refuses anything else
+    }
     m_controller->setSpeed(speed);
 }
 
@@ -211,82 +114,6 @@ void LiveRun::setAttribute(const QString& path, const std::string& name, const e
     (void)m_plotModel->setAttributes(engine::NestedAttributes{{p, engine::AttributeMap{{name, value}}}});
 }
 
-void LiveRun::addTraceTrack()
-{
-    m_hasTrace = false;
-    m_traceSignal.clear();
-    const std::string path = m_tracedPath.toStdString();
-    if (m_tracedPath.isNull() ||
-        std::find(m_probePaths.begin(), m_probePaths.end(), path) == m_probePaths.end()) {
-        return;
-    }
-    const engine::Module& module = m_plotModel->getSubmodule(path);
-    const std::string signal = m_requestedSignal.empty() ? membraneSignal(module) : m_requestedSignal;
-    const auto views = module.attributes();
-    if (signal.empty() || std::none_of(views.begin(), views.end(), [&](const engine::AttributeView& v) {
-            return v.spec->name == signal && v.spec->kind == engine::AttributeKind::State &&
-                   std::holds_alternative<engine::Tensor>(*v.value);
-        })) {
-        return;
-    }
-    Track track;
-    track.path = path;
-    track.signal = signal;
-    const std::int64_t channels = std::max<std::int64_t>(1, module.tensor(signal).numel());
-    if (std::any_of(m_traceNeurons.begin(), m_traceNeurons.end(),
-                    [channels](std::int64_t i) { return i < 0 || i >= channels; })) {
-        m_traceNeurons.clear();  // a selection made for another module: trace all
-    }
-    track.width = m_traceNeurons.empty() ? channels : static_cast<std::int64_t>(m_traceNeurons.size());
-    for (const auto& view : module.attributes()) {
-        if (view.spec->name == signal) {
-            track.units = view.spec->units;
-        }
-    }
-    m_tracks.push_back(std::move(track));
-    m_hasTrace = true;
-    m_traceSignal = signal;
-}
-
-void LiveRun::setTracedPath(const QString& path)
-{
-    setTrace(path, {});
-}
-
-void LiveRun::setTrace(const QString& path, const std::string& signal, const std::vector<std::int64_t>& neurons)
-{
-    if (path == m_tracedPath && path.isNull() == m_tracedPath.isNull() && signal == m_requestedSignal &&
-        neurons == m_traceNeurons) {
-        return;
-    }
-    m_requestedSignal = signal;
-    m_traceNeurons = neurons;
-    if (m_hasTrace) {
-        m_controller->removeProbe(m_tracks.back().probe);
-        removeTrack(m_tracks.size() - 1);
-    }
-    m_tracedPath = path;
-    addTraceTrack();
-    computeWindow();
-    if (m_hasTrace) {
-        Track& track = m_tracks.back();
-        track.capacity = m_window;
-        track.probe = m_controller->addProbe({track.path, track.signal, m_traceNeurons}, track.capacity);
-    }
-    trimAll();
-    Q_EMIT updated();
-}
-
-void LiveRun::removeTrack(std::size_t index)
-{
-    eraseSeries(m_tracks[index]);
-    if (m_hasTrace && index + 1 == m_tracks.size()) {
-        m_hasTrace = false;
-        m_traceSignal.clear();
-    }
-    m_tracks.erase(m_tracks.begin() + static_cast<std::ptrdiff_t>(index));
-}
-
 void LiveRun::computeWindow()
 {
     std::int64_t channels = 0;
@@ -301,6 +128,11 @@ void LiveRun::computeWindow()
 }
 
 engine::TimeSeries* LiveRun::seriesOf(const Track& track)
+{
+    return const_cast<engine::TimeSeries*>(std::as_const(*this).seriesOf(track));
+}
+
+const engine::TimeSeries* LiveRun::seriesOf(const Track& track) const
 {
     const auto byPath = m_recording.find(track.path);
     if (byPath == m_recording.end()) {
@@ -517,7 +349,13 @@ void LiveRun::handleEvents(bool* changed)
         case engine::ControllerEvent::Kind::Error: {
             for (std::size_t k = 0; e.probe.valid() && k < m_tracks.size(); ++k) {
                 if (m_tracks[k].probe == e.probe) {
+                    const int traceId = m_tracks[k].traceId;
                     removeTrack(k);  // never resolved, or gone: stop waiting for its data
+                    if (traceId > 0) {
+                        eraseTrace(traceId);
+                        computeWindow();
+                        Q_EMIT tracesChanged();
+                    }
                     *changed = true;
                     break;
                 }
