@@ -353,7 +353,8 @@ private Q_SLOTS:
         QVERIFY(examples.size() >= 2);
         const QStringList order{QStringLiteral("LIF neuron and a current step"), QStringLiteral("LIF versus LIFRefrac"),
                                 QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
-                                QStringLiteral("CUBA network"), QStringLiteral("Dynamics network")};
+                                QStringLiteral("CUBA network"), QStringLiteral("Dynamics network driven by a sine input"),
+                                QStringLiteral("Dynamics network (reference weights)")};
         qsizetype last = -1;
         GraphDocument doc;
         DocumentFile file(doc);

@@ -1,7 +1,7 @@
 // MainWindow, the simulation side: a run (on the controller's worker) plots exactly what the
 // engine records (traces of the selected module, one raster dot per (step, neuron) with at least
 // one spike, density cells for large networks, the rate strip), runs continue in time, attribute
-// edits reach the run and structural edits drop it, run controls, Plot ▸ with neuron selections,
+// edits reach the run and structural edits rebuild it and continue, run controls, Plot ▸ with neuron selections,
 // exports and the teaching demos. Runs with QT_QPA_PLATFORM=offscreen.
 #include "main_window_test_helpers.hpp"
 #include "ui/document_file.hpp"
@@ -15,6 +15,7 @@
 #include "ui/neuron_selection.hpp"
 #include "ui/palette_widget.hpp"
 #include "ui/plot_export.hpp"
+#include "ui/plot_panes.hpp"
 #include "ui/raster_plot.hpp"
 #include "ui/trace_plot.hpp"
 
@@ -179,24 +180,43 @@ private Q_SLOTS:
         QVERIFY(!w.selectModule(QStringLiteral("nope")));
     }
 
-    void editDropsTheRun()
+    void structuralEditRebuildsAndContinues()
     {
         MainWindow w;
         QVERIFY(w.openModel(kCuba));
         QVERIFY(w.runSteps(100));
         QVERIFY(w.lastRecording() != nullptr);
-        // Moving a node is layout only: the run stays.
+        // Moving a node is layout only: the run stays as it is.
         const NodeId e = w.document()->findNode("E");
         w.canvas()->setSelection({e, w.document()->findNode("I")});
         QVERIFY(w.canvas()->alignSelection(spike::ui::Alignment::Left));
-        QVERIFY(w.lastRecording() != nullptr);
-        // Adding a module changes the model: the next Run compiles the edited one from t = 0.
+        QCOMPARE(w.simulatedSteps(), std::int64_t{100});
+        // Adding a module changes the model: the run is rebuilt from the edited model and
+        // continues from step 100, the raster keeping what it had and E's membrane continuing.
+        const auto spikesBefore = spike::ui::summariseSpikes(*w.lastRecording()).spikes;
         QVERIFY(w.canvas()->addModule(QStringLiteral("PoissonSource")).valid());
-        QVERIFY(w.lastRecording() == nullptr);
-        QCOMPARE(w.simulatedSteps(), std::int64_t{0});
         QVERIFY(w.windowTitle().contains(QLatin1Char('*')));
         QVERIFY(w.runSteps(10));
-        QCOMPARE(w.simulatedSteps(), std::int64_t{10});
+        QCOMPARE(w.simulatedSteps(), std::int64_t{110});
+        QVERIFY(w.statusBar()->currentMessage().startsWith(QStringLiteral("Ran 10 steps")));
+        QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).spikes >= spikesBefore);
+        const spike::engine::TimeSeries& v = w.lastRecording()->at("E").at("v");
+        QCOMPARE(v.data.dim(0), std::int64_t{110});
+        QCOMPARE(v.tStart, 0.0);
+        // The new source is in the rebuilt run: its spikes are in the raster from step 100 on.
+        const NodeId added = w.canvas()->selectedNodes().value(0);
+        const std::string path = w.document()->path(added);
+        QVERIFY(w.lastRecording()->count(path) == 1);
+        QVERIFY(std::abs(w.lastRecording()->at(path).begin()->second.tStart - 100 * 1e-4) < 1e-9);
+        // While running: a deletion rebuilds and the run goes on running past the edit.
+        QVERIFY(w.runFor(0.05));
+        const std::int64_t before = w.simulatedSteps();
+        w.document()->undoStack()->undo();  // the PoissonSource leaves again
+        QCoreApplication::processEvents();
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("continuing at t =")));
+        QVERIFY(w.lastRecording()->count(path) == 0);
+        QVERIFY(w.runSteps(5));
+        QCOMPARE(w.simulatedSteps(), before + 5);
     }
 
     void attributeEditReachesTheRun()
@@ -392,22 +412,58 @@ private Q_SLOTS:
         QVERIFY(w.openModel(kCuba));
         QVERIFY(w.runSteps(50));
         QVERIFY(!w.plotSignal(QStringLiteral("E"), QStringLiteral("nope")));
-        QVERIFY(w.plotSignal(QStringLiteral("I"), QStringLiteral("i_exc")));
+        QCOMPARE(w.plotPanes()->paneKeys().size(), std::size_t{1});  // a refusal opens no pane
+        int key = 0;
+        QVERIFY(w.plotSignal(QStringLiteral("I"), QStringLiteral("i_exc"), QStringLiteral("all"), nullptr, &key));
+        QVERIFY(key > 0);
+        QCOMPARE(w.plotPanes()->paneKeys(), (std::vector<int>{0, key}));
         QCOMPARE(w.selectedModulePath(), QStringLiteral("I"));
         QVERIFY(w.runSteps(40));
-        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("i_exc")));
-        QCOMPARE(w.tracePlot()->thresholdLineCount(), 0);
-        QCOMPARE(w.tracePlot()->graphCount(), 64);
-        QCOMPARE(w.tracePlot()->graph(0)->data()->size(), 40);  // from the next samples on
+        spike::ui::TracePlot* pane = w.plotPanes()->tracePane(key);
+        QVERIFY2(pane->title().startsWith(QStringLiteral("i_exc")), qPrintable(pane->title()));
+        QCOMPARE(pane->thresholdLineCount(), 0);
+        // 200 traces: drawn as a density view whose mean line is the mean over the neurons.
+        QVERIFY(pane->densityMode());
+        QCOMPARE(pane->traceCount(), 200);
         const auto& series = w.lastRecording()->at("I").at("i_exc");
-        QCOMPARE(w.tracePlot()->graph(3)->data()->at(39)->value, static_cast<double>(series.data[39 * 200 + 3]));
-        // A fresh run keeps the chosen signal; selecting a layer goes back to its membrane.
+        QCOMPARE(series.data.dim(0), std::int64_t{40});  // from the next samples on
+        // The selection pane shows the selected layer's membrane meanwhile.
+        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("Membrane potential")));
+        // A fresh run records the pane again; closing it stops recording it.
         w.resetState();
         QVERIFY(w.runSteps(10));
-        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("i_exc")));
-        QVERIFY(w.selectModule(QStringLiteral("E")));
+        QCOMPARE(w.lastRecording()->at("I").at("i_exc").data.dim(0), std::int64_t{10});
+        w.closePlotPane(key);
+        QVERIFY(w.plotPanes()->tracePane(key) == nullptr);
+        QVERIFY(w.runSteps(5));
+        QVERIFY(w.lastRecording()->at("I").count("i_exc") == 0);
+    }
+
+    void plotsInsideACompositeAndFromTheFile()
+    {
+        // The driven DynamicsNetwork demo opens with its panes: value_prefix, the LSTM's hidden
+        // state (recorded through the DynamicsNetwork) and the drive.
+        MainWindow w;
+        QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network_driven.json")));
+        const std::vector<int> keys = w.plotPanes()->paneKeys();
+        QCOMPARE(keys.size(), std::size_t{4});
+        QVERIFY(w.runSteps(50));
+        const spike::engine::Recording& rec = *w.lastRecording();
+        QCOMPARE(rec.at("dynamics").at("value_prefix").data.dim(1), std::int64_t{21});
+        QCOMPARE(rec.at("dynamics").at("lstm.h").data.dim(1), std::int64_t{32});
+        QCOMPARE(w.plotPanes()->tracePane(keys[1])->traceCount(), 21);
+        QCOMPARE(w.plotPanes()->tracePane(keys[2])->traceCount(), 32);
+        QVERIFY(w.plotPanes()->tracePane(keys[2])->title().startsWith(QStringLiteral("h")));
+        // What a pane draws is what was recorded: hidden unit 5 at step 49.
+        const auto& h = rec.at("dynamics").at("lstm.h");
+        QCOMPARE(w.plotPanes()->tracePane(keys[2])->graph(5)->data()->at(49)->value,
+                 static_cast<double>(h.data[49 * 32 + 5]));
+        // The same through the canvas' port menu: the stimulus output, 4 channels.
+        int key = 0;
+        QVERIFY(w.plotSignal(QStringLiteral("stimulus"), QStringLiteral("out"), QStringLiteral("0-3"), nullptr, &key));
         QVERIFY(w.runSteps(10));
-        QVERIFY(w.tracePlot()->title().startsWith(QStringLiteral("Membrane potential")));
+        QCOMPARE(w.plotPanes()->tracePane(key)->traceCount(), 4);
+        QCOMPARE(rec.at("stimulus").at("out").data.dim(1), std::int64_t{4});
     }
 
     void neuronSelections()
@@ -433,11 +489,13 @@ private Q_SLOTS:
         QVERIFY(w.openModel(kCuba));
         QVERIFY(w.runSteps(20));
         QVERIFY(!w.plotSignal(QStringLiteral("E"), QStringLiteral("v"), QStringLiteral("0-900"), &error));
-        QVERIFY(w.plotSignal(QStringLiteral("E"), QStringLiteral("v"), QStringLiteral("3, 700-701"), &error));
+        int key = 0;
+        QVERIFY(w.plotSignal(QStringLiteral("E"), QStringLiteral("v"), QStringLiteral("3, 700-701"), &error, &key));
         QVERIFY(w.runSteps(30));
-        QCOMPARE(w.tracePlot()->graphCount(), 3);
-        QCOMPARE(w.tracePlot()->graph(1)->name(), QStringLiteral("n700"));
-        QVERIFY(w.tracePlot()->title().contains(QStringLiteral("selected")));
+        const spike::ui::TracePlot* pane = w.plotPanes()->tracePane(key);
+        QCOMPARE(pane->graphCount(), 3);
+        QCOMPARE(pane->graph(1)->name(), QStringLiteral("n700"));
+        QVERIFY(pane->title().contains(QStringLiteral("selected")));
         const auto& v = w.lastRecording()->at("E").at("v");
         QCOMPARE(v.data.dim(1), std::int64_t{3});
     }
@@ -509,7 +567,7 @@ private Q_SLOTS:
         QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).events > 0);
     }
 
-    void wideLayerShowsFirst64Traces()
+    void wideLayerShowsADensityView()
     {
         const QByteArray text = R"({"format": "spikestudio.model", "version": 1,
             "model": {"type": "LIF", "config": {"shape": [100, 100], "has_rec": false},
@@ -517,8 +575,9 @@ private Q_SLOTS:
         MainWindow w;
         QVERIFY(w.openModelFromJson(text, QStringLiteral("wide.json")));
         QVERIFY(w.runSteps(30));
-        QCOMPARE(w.tracePlot()->graphCount(), spike::ui::TracePlot::kMaxTraces);
-        QVERIFY2(w.tracePlot()->title().contains(QStringLiteral("first 64 shown")),
+        QVERIFY(w.tracePlot()->densityMode());
+        QCOMPARE(w.tracePlot()->traceCount(), 100);
+        QVERIFY2(w.tracePlot()->title().contains(QStringLiteral("100 neurons, density view")),
                  qPrintable(w.tracePlot()->title()));
         const auto summary = spike::ui::summariseSpikes(*w.lastRecording());
         QVERIFY(summary.events > 0);

@@ -118,6 +118,8 @@ public:
     void load(const std::string& path);
     void save(const std::string& path) const;
 
+    /// The document's extras other than "layout" (e.g. "plots"), as loaded; saved back as they are.
+    const nlohmann::json& extras() const { return m_extras; }
     QUndoStack* undoStack() { return &m_undo; }
     const engine::Module& root() const { return *m_root; }
 

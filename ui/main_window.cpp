@@ -10,6 +10,7 @@
 #include "inspector.hpp"
 #include "live_run.hpp"
 #include "palette_widget.hpp"
+#include "plot_panes.hpp"
 #include "raster_plot.hpp"
 #include "trace_plot.hpp"
 
@@ -22,9 +23,11 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScopedValueRollback>
 #include <QMenu>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -101,49 +104,25 @@ void MainWindow::buildCentre()
     layout->addWidget(m_breadcrumb);
     layout->addWidget(m_canvas, 1);
 
-    m_tracePlot = new TracePlot;
+    // The plot area: the raster first, then the selection pane (key 0, the membrane of the
+    // selected layer; it cannot be closed), then one pane per Plot ▸, time axes linked.
+    m_panes = new PlotPanes;
     m_rasterPlot = new RasterPlot;
-    m_plotSplitter = new QSplitter(Qt::Horizontal);
-    m_plotSplitter->addWidget(m_tracePlot);
-    m_plotSplitter->addWidget(m_rasterPlot);
-    m_plotSplitter->setChildrenCollapsible(false);
+    m_panes->setRaster(m_rasterPlot);
+    m_tracePlot = m_panes->addTracePane(0);
+    m_panes->closeButton(0)->hide();
+    connect(m_panes, &PlotPanes::closeRequested, this, &MainWindow::closePlotPane);
 
     m_centre = new QSplitter(Qt::Vertical, this);
     m_centre->addWidget(editor);
-    m_centre->addWidget(m_plotSplitter);
+    m_centre->addWidget(m_panes);
     m_centre->setChildrenCollapsible(false);
     m_centre->setStretchFactor(0, 3);
     m_centre->setStretchFactor(1, 2);
     setCentralWidget(m_centre);
 
-    // One time axis for both plots: dragging or zooming either moves the other.
-    // QCPAxis::setRange emits only on change, so the pair settles after one round trip.
-    connect(m_tracePlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-            m_rasterPlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::setRange));
-    connect(m_rasterPlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-            m_tracePlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::setRange));
-    connect(m_tracePlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-            m_rasterPlot, [this] { m_rasterPlot->replot(QCustomPlot::rpQueuedReplot); });
-    connect(m_rasterPlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-            m_tracePlot, [this] { m_tracePlot->replot(QCustomPlot::rpQueuedReplot); });
-    // Double-click on either plot: back to the whole recorded window after dragging or zooming.
-    connect(m_tracePlot, &QCustomPlot::mouseDoubleClick, this, &MainWindow::showWholeRun);
-    connect(m_rasterPlot, &QCustomPlot::mouseDoubleClick, this, &MainWindow::showWholeRun);
-
-    // Right-click on a plot: export it.
-    for (QCustomPlot* plot : {static_cast<QCustomPlot*>(m_tracePlot), static_cast<QCustomPlot*>(m_rasterPlot)}) {
-        plot->setContextMenuPolicy(Qt::CustomContextMenu);
-        connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint& pos) {
-            QMenu menu(this);
-            for (const auto& [format, suffix] : {std::pair{tr("PNG image"), QStringLiteral("png")},
-                                                 {tr("PDF document"), QStringLiteral("pdf")},
-                                                 {tr("CSV table"), QStringLiteral("csv")}}) {
-                menu.addAction(tr("Export as %1…").arg(format), this,
-                               [this, plot, suffix = suffix] { exportPlotInteractively(plot, suffix); });
-            }
-            menu.exec(plot->mapToGlobal(pos));
-        });
-    }
+    installPlotMenu(m_rasterPlot);
+    installPlotMenu(m_tracePlot);
 
     connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::onCanvasSelection);
     connect(m_canvas, &GraphCanvas::plotRequested, this, [this](NodeId id, const QString& signal) {
@@ -303,10 +282,15 @@ void MainWindow::showInInspector(NodeId id)
         m_attributesDock->setWindowTitle(tr("Inspector"));
     }
     if (module != nullptr && !membraneSignal(*module).empty()) {
-        m_traceSignal.clear();  // selecting a neuron layer traces its membrane again
-        m_traceNeurons.clear();
         if (m_run) {
             m_run->setTracedPath(selectedModulePath());
+            // A pane that plots chosen neurons of this membrane shares its track: keep its choice.
+            const QScopedValueRollback<bool> guard(m_attaching, true);
+            for (PlotRequest& request : m_plotRequests) {
+                if (request.probePath == selectedModulePath() && request.signal == membraneSignal(*module)) {
+                    request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &request.why);
+                }
+            }
         }
     }
     refreshPlots();
@@ -317,6 +301,7 @@ void MainWindow::showInInspector(NodeId id)
 void MainWindow::onDocumentReset()
 {
     dropRun(tr("press Run to simulate"));
+    openDocumentPlots();
     // Start on the first module with a membrane trace, so a first Run shows something.
     NodeId initial;
     for (const auto& [path, module] : m_doc->root().namedModules()) {
@@ -342,15 +327,15 @@ void MainWindow::onDocumentReset()
 
 void MainWindow::onAttributeChanged(NodeId id, const QString& name)
 {
-    // A running copy takes the new value between two chunks (a live edit); one whose change
-    // needs a rebuild while running is dropped instead, so the next Run compiles the new value.
+    // A running copy takes the new value between two chunks (a live edit); a change that needs a
+    // rebuild while running rebuilds the run from the document and continues it.
     const engine::Module* module = m_doc->module(id);
     if (m_run && module != nullptr) {
         const engine::AttributeSpec& spec = module->spec(name.toStdString());
         if (spec.liveEditable || !m_run->isRunning()) {
             m_run->setAttribute(QString::fromStdString(m_doc->path(id)), spec.name, module->attribute(spec.name));
         } else {
-            dropRun(tr("%1 changed and needs a rebuild — press Run to simulate from t = 0").arg(name));
+            scheduleRebuild();
         }
     }
     if (name == QLatin1String("dt")) {
@@ -364,8 +349,9 @@ void MainWindow::onAttributeChanged(NodeId id, const QString& name)
 void MainWindow::onStructureChanged()
 {
     if (m_run) {
-        dropRun(tr("the model changed — press Run to simulate it from t = 0"));
+        scheduleRebuild();
     }
+    showUsefulPanes();
     updateEditActions();
 }
 

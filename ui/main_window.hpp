@@ -5,8 +5,9 @@
 // above, membrane-potential and spike-raster plots below, time axes linked), the docks
 // ("Palette", "Modules", "Inspector", "Equations"), the menus and the run toolbar, and the LiveRun of the
 // current model (created on the first Run, on a copy of the document's model; an attribute edit
-// reaches the running copy between two chunks, a structural edit drops it, so the next Run
-// compiles the edited model).
+// reaches the running copy between two chunks; a structural edit, or an attribute that needs a
+// rebuild, rebuilds the run from the edited model and continues it from the same step with the
+// states of the modules that are still there).
 // Invariants: the canvas, the Modules tree and the Inspector show the same document;
 // the canvas and tree selections agree (both ways); a failed open keeps the document; the
 // window title is DocumentFile::windowTitle().
@@ -49,6 +50,7 @@ class GraphCanvas;
 class Inspector;
 class LiveRun;
 class PaletteWidget;
+class PlotPanes;
 class RasterPlot;
 class TracePlot;
 
@@ -85,13 +87,18 @@ public:
     /// Selects the module at dotted `path` ("" is the root) in the tree, the canvas (showing its
     /// parent) and the inspector; false when there is none.
     bool selectModule(const QString& path);
-    /// Plots State `signal` ("i_exc", "refrac", "v", ...) of the module at `path` in the trace
-    /// pane from the next samples on (the canvas' node menu ▸ Plot); false when the module has
-    /// no such recordable State.
-    /// `neurons` chooses which (neuron_selection.hpp: "all", "0-99", "1, 5, 7-9", "random 20");
-    /// unreadable text fails with the reason in `error` and the status bar.
+    /// Opens a trace pane plotting `signal` of the module at `path` from the next samples on
+    /// (the canvas' node or port menu ▸ Plot): a State ("i_exc", "refrac", "v", an LSTM's "h"),
+    /// "out" (the whole output of a non-spiking module), a named non-spiking output port, or a
+    /// signal the module records ("value_prefix"). Modules inside a composite (a
+    /// DynamicsNetwork's "lstm") are recorded through it. Selects the module. False, with the
+    /// reason in `error` and the status bar, when the module has no such signal.
+    /// `neurons` chooses which channels (neuron_selection.hpp: "all", "0-99", "1, 5, 7-9",
+    /// "random 20"); `key` receives the new pane's key in plotPanes().
     bool plotSignal(const QString& path, const QString& signal, const QString& neurons = QStringLiteral("all"),
-                    QString* error = nullptr);
+                    QString* error = nullptr, int* key = nullptr);
+    /// Closes the trace pane `key` made by plotSignal() (its Close button) and stops recording it.
+    void closePlotPane(int key);
 
     // ---- what is shown ------------------------------------------------------------------------
     GraphDocument* document() const { return m_doc; }
@@ -113,7 +120,10 @@ public:
     DocumentTree* moduleTree() const { return m_tree; }
     /// The "Inspector" dock: the registry-generated editor of the selected module.
     Inspector* inspector() const { return m_inspector; }
+    /// The selection pane (key 0 of plotPanes()): the membrane of the selected neuron layer.
     TracePlot* tracePlot() const { return m_tracePlot; }
+    /// The plot area: the raster, the selection pane and one pane per plotSignal().
+    PlotPanes* plotPanes() const { return m_panes; }
     RasterPlot* rasterPlot() const { return m_rasterPlot; }
     QSpinBox* stepsSpinBox() const { return m_steps; }
     /// The "Equations" dock (tabbed with the Inspector): the selected model's update equations.
@@ -166,9 +176,27 @@ private:
     // main_window_run.cpp
     bool ensureRun(QString* error);
     void dropRun(const QString& reason);
+    /// Queues one rebuild of the run from the edited document (several edits of one event-loop
+    /// turn, e.g. an undo macro, rebuild once).
+    void scheduleRebuild();
+    /// Runs a queued rebuild now: LiveRun::replaceModel() with a copy of the document, the run
+    /// continuing from its step with the states carried over; a model that cannot run drops it.
+    void rebuildRun();
+    // main_window_plots.cpp
     void refreshPlots();
     void clearPlots(const QString& explanation);
     void showWholeRun();
+    /// Records every plot request that has no trace in the run yet (a new run, a rebuild that
+    /// brought a module back); a request whose trace the run dropped shows why in its pane.
+    void attachPlotRequests();
+    /// Right-click export menu and double-click "whole window" on a plot.
+    void installPlotMenu(QCustomPlot* plot);
+    /// Closes every requested pane, then opens the panes the document's "plots" entry names.
+    void openDocumentPlots();
+    /// Hides the raster of a model without spiking modules and the selection pane of one
+    /// without a membrane, when other panes show something.
+    void showUsefulPanes();
+    // main_window_run.cpp
     void updateRunControls();
     void toggleRun();
     void stepInteractively();
@@ -185,10 +213,23 @@ private:
     QString m_source;
     QString m_lastDir;
     NodeId m_inspected;
-    QString m_traceSignal;  ///< State chosen with Plot ▸ ("" = the traced layer's membrane)
-    std::vector<std::int64_t> m_traceNeurons;  ///< neurons chosen with Plot ▸ (empty: all)
+    /// A trace pane opened by plotSignal(): what it records and its trace in the run.
+    struct PlotRequest {
+        int key = 0;              ///< pane key in m_panes
+        QString path;             ///< the module as the user named it
+        QString probePath;        ///< the module the run records it through
+        std::string signal;       ///< the signal as the run names it ("lstm.h" through "dynamics")
+        QString label;            ///< the signal as the user named it
+        std::vector<std::int64_t> neurons;  ///< channels (empty: all)
+        int traceId = 0;          ///< LiveRun trace id, 0 while not recorded
+        QString why;              ///< why it is not recorded (shown in the pane)
+    };
+    std::vector<PlotRequest> m_plotRequests;
+    int m_nextPaneKey = 1;
+    bool m_attaching = false;  ///< attachPlotRequests() is adding traces (their tracesChanged)
     bool m_syncingSelection = false;
     bool m_docksSized = false;
+    bool m_rebuildPending = false;  ///< a structural edit waits for rebuildRun()
 
     GraphCanvas* m_canvas = nullptr;
     GraphBreadcrumb* m_breadcrumb = nullptr;
@@ -198,7 +239,7 @@ private:
     TracePlot* m_tracePlot = nullptr;
     RasterPlot* m_rasterPlot = nullptr;
     QSplitter* m_centre = nullptr;
-    QSplitter* m_plotSplitter = nullptr;
+    PlotPanes* m_panes = nullptr;
     QSpinBox* m_steps = nullptr;
     QComboBox* m_speed = nullptr;
     QComboBox* m_backend = nullptr;

@@ -8,6 +8,7 @@
 #include "live_run.hpp"
 #include "plot_export.hpp"
 #include "raster_plot.hpp"
+#include "trace_plot.hpp"
 #include "palette_widget.hpp"
 
 #include "engine/backend.hpp"
@@ -444,7 +445,7 @@ bool MainWindow::saveAsInteractively()
 
 void MainWindow::exportPlotInteractively(QCustomPlot* plot, const QString& suffix)
 {
-    const QString name = plot == static_cast<QCustomPlot*>(m_rasterPlot) ? QStringLiteral("raster") : QStringLiteral("membrane");
+    const QString name = plot == static_cast<QCustomPlot*>(m_rasterPlot) ? QStringLiteral("raster") : QStringLiteral("traces");
     QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir(m_lastDir).filePath(name + QLatin1Char('.') + suffix),
                                                 tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
     if (path.isEmpty()) {
@@ -454,6 +455,9 @@ void MainWindow::exportPlotInteractively(QCustomPlot* plot, const QString& suffi
         path += QLatin1Char('.') + suffix;
     }
     m_lastDir = QFileInfo(path).absolutePath();
+    if (auto* traces = qobject_cast<TracePlot*>(plot)) {
+        traces->prepareExport();  // a density pane writes every sample, not only its cells
+    }
     QString error;
     if (!exportPlot(*plot, path, &error)) {
         QMessageBox::warning(this, tr("Could not export the plot"), error);

@@ -6,7 +6,6 @@
 #include "document_file.hpp"
 #include "graph_commands.hpp"
 #include "live_run.hpp"
-#include "neuron_selection.hpp"
 #include "raster_plot.hpp"
 #include "trace_plot.hpp"
 
@@ -47,46 +46,6 @@ std::int64_t MainWindow::simulatedSteps() const
     return m_run ? m_run->currentStep() : 0;
 }
 
-bool MainWindow::plotSignal(const QString& path, const QString& signal, const QString& neurons, QString* error)
-{
-    const auto fail = [this, error](const QString& why) {
-        statusBar()->showMessage(tr("Cannot plot: %1").arg(why));
-        if (error != nullptr) {
-            *error = why;
-        }
-        return false;
-    };
-    const NodeId id = m_doc->findNode(path.toStdString());
-    const engine::Module* module = m_doc->module(id);
-    if (module == nullptr) {
-        return fail(tr("no module '%1'").arg(path));
-    }
-    const auto offered = module->recordableSignals();
-    const std::string name = signal.toStdString();
-    const auto views = module->attributes();
-    const auto state = std::find_if(views.begin(), views.end(), [&](const engine::AttributeView& v) {
-        return v.spec->name == name && v.spec->kind == engine::AttributeKind::State &&
-               std::holds_alternative<engine::Tensor>(*v.value);
-    });
-    if (std::find(offered.begin(), offered.end(), name) == offered.end() || state == views.end()) {
-        return fail(tr("%1 records no state '%2'").arg(path, signal));
-    }
-    QString why;
-    const auto selection = parseNeuronSelection(neurons, std::get<engine::Tensor>(*state->value).numel(), &why);
-    if (!selection) {
-        return fail(why);
-    }
-    selectModule(path);
-    m_traceSignal = signal;
-    m_traceNeurons = *selection;
-    if (m_run) {
-        m_run->setTrace(path, name, m_traceNeurons);
-    }
-    refreshPlots();
-    statusBar()->showMessage(tr("Plotting %1 of %2 from the next samples on").arg(signal, path));
-    return true;
-}
-
 QString MainWindow::tracedPath() const
 {
     if (const engine::Module* m = m_doc->module(m_inspected); m != nullptr && !membraneSignal(*m).empty()) {
@@ -102,6 +61,7 @@ QString MainWindow::tracedPath() const
 
 bool MainWindow::ensureRun(QString* error)
 {
+    rebuildRun();
     if (m_run) {
         return true;
     }
@@ -111,9 +71,6 @@ bool MainWindow::ensureRun(QString* error)
         LiveRunOptions options;
         options.backend = static_cast<engine::BackendKind>(m_backend->currentData().toInt());
         m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath(), options);
-        if (!m_traceSignal.isEmpty()) {
-            m_run->setTrace(tracedPath(), m_traceSignal.toStdString(), m_traceNeurons);
-        }
     } catch (const engine::Error& e) {
         const QString message = QString::fromUtf8(e.what());
         statusBar()->showMessage(tr("Cannot run: %1").arg(message));
@@ -123,6 +80,8 @@ bool MainWindow::ensureRun(QString* error)
         return false;
     }
     connect(m_run.get(), &LiveRun::updated, this, &MainWindow::refreshPlots);
+    connect(m_run.get(), &LiveRun::tracesChanged, this, &MainWindow::attachPlotRequests);
+    attachPlotRequests();
     connect(m_run.get(), &LiveRun::runningChanged, this, &MainWindow::updateRunControls);
     connect(m_run.get(), &LiveRun::failed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Simulation: %1").arg(message));
@@ -131,9 +90,48 @@ bool MainWindow::ensureRun(QString* error)
     return true;
 }
 
+void MainWindow::scheduleRebuild()
+{
+    if (!m_rebuildPending) {
+        m_rebuildPending = true;
+        QTimer::singleShot(0, this, &MainWindow::rebuildRun);
+    }
+}
+
+void MainWindow::rebuildRun()
+{
+    if (!m_rebuildPending) {
+        return;
+    }
+    m_rebuildPending = false;
+    if (!m_run) {
+        return;
+    }
+    QString message;
+    try {
+        engine::ModelDocument copy = engine::modelFromJson(m_doc->toJson(), "the document", ".");
+        if (m_run->replaceModel(std::move(copy.root), &message)) {
+            const double tMs = static_cast<double>(m_run->currentStep()) * m_run->timeStep() * 1e3;
+            attachPlotRequests();  // panes whose module came back record again
+            statusBar()->showMessage(tr("Model rebuilt after the edit — continuing at t = %1 ms")
+                                         .arg(QLocale().toString(tMs, 'f', 1)));
+            refreshPlots();
+            return;
+        }
+    } catch (const engine::Error& e) {
+        message = QString::fromUtf8(e.what());
+    }
+    dropRun(tr("the edited model cannot run: %1").arg(message));
+    statusBar()->showMessage(tr("The edited model cannot run: %1").arg(message));
+}
+
 void MainWindow::dropRun(const QString& reason)
 {
+    m_rebuildPending = false;
     m_run.reset();
+    for (PlotRequest& request : m_plotRequests) {
+        request.traceId = 0;
+    }
     clearPlots(reason);
     updateRunControls();
 }
@@ -325,59 +323,6 @@ void MainWindow::updateRunControls()
                          .arg(QLocale().toString(static_cast<double>(steps) * dtMs, 'f', 1))
                          .arg(steps)
                          .arg(running ? tr(" — running") : QString()));
-}
-
-// ---- plots --------------------------------------------------------------------------------------
-
-void MainWindow::refreshPlots()
-{
-    updateRunControls();
-    if (!m_run || m_run->currentStep() == 0) {
-        return;
-    }
-    const engine::Recording& recording = m_run->recording();
-    const engine::Module& root = m_run->plotModel();
-    m_rasterPlot->showRecording(root, recording);
-
-    const QString path = m_run->tracedPath();
-    const engine::Module* module = nullptr;
-    try {
-        module = path.isNull() ? nullptr : &root.getSubmodule(path.toStdString());
-    } catch (const engine::Error&) {
-        module = nullptr;
-    }
-    const std::string signal = m_run->tracedSignal().toStdString();
-    const engine::TimeSeries* series = nullptr;
-    if (const auto byModule = recording.find(path.toStdString()); byModule != recording.end() && !signal.empty()) {
-        const auto found = byModule->second.find(signal);
-        series = found != byModule->second.end() ? &found->second : nullptr;
-    }
-    if (series == nullptr || module == nullptr) {
-        m_tracePlot->showEmpty(tr("Membrane potential"),
-                               tr("time [ms] — select a neuron layer to see its membrane potential"));
-    } else {
-        m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
-                                signal == membraneSignal(*module), m_run->tracedNeurons());
-    }
-    m_tracePlot->xAxis->setRange(m_rasterPlot->xAxis->range());
-    m_tracePlot->replot();
-}
-
-void MainWindow::clearPlots(const QString& explanation)
-{
-    m_rasterPlot->showEmpty(tr("Spike raster"), tr("time [ms] — %1").arg(explanation));
-    m_tracePlot->showEmpty(tr("Membrane potential"), tr("time [ms] — %1").arg(explanation));
-    const double dtMs = m_doc->root().timeStep() * 1e3;
-    m_rasterPlot->xAxis->setRange(0.0, (m_steps != nullptr ? m_steps->value() : kDefaultSteps) * dtMs);
-    m_rasterPlot->replot();
-    m_tracePlot->replot();
-}
-
-void MainWindow::showWholeRun()
-{
-    if (m_run && m_run->currentStep() > 0) {
-        refreshPlots();
-    }
 }
 
 }  // namespace spike::ui

@@ -34,6 +34,7 @@ QCPTextElement* setUpTimePlot(QCustomPlot& plot, const QString& title)
     rect->setAutoMargins(QCP::msTop | QCP::msBottom);
     rect->setMargins(QMargins(kPlotLeftMargin, 0, kPlotRightMargin, 0));
     plot.xAxis->setLabel(QObject::tr("time [ms]"));
+    plot.xAxis->ticker()->setTickCount(4);  // readable tick labels in narrow panes
 
     QFont titleFont = plot.font();
     titleFont.setBold(true);

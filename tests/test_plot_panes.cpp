@@ -1,0 +1,259 @@
+// PlotPanes: pane keys and order, the grid, linked time axes (frozen panes left out), Close and
+// Freeze buttons, scrolling, and a screenshot of a raster + 20-trace + 1000-trace layout.
+#include "trace_test_series.hpp"
+
+#include "ui/plot_panes.hpp"
+#include "ui/raster_plot.hpp"
+#include "ui/trace_plot.hpp"
+
+#include "engine/lif.hpp"
+
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QToolButton>
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+using spike::engine::LIF;
+using spike::test::makeSeries;
+using spike::ui::PlotPanes;
+using spike::ui::RasterPlot;
+using spike::ui::TracePlot;
+
+namespace {
+
+/// Top-left corner of `widget` in `panes`' coordinates.
+QPoint placeOf(const QWidget* widget, const PlotPanes& panes)
+{
+    return widget->mapTo(&panes, QPoint(0, 0));
+}
+
+bool sameRange(const QCPRange& a, double lower, double upper)
+{
+    return std::abs(a.lower - lower) < 1e-9 && std::abs(a.upper - upper) < 1e-9;
+}
+
+}  // namespace
+
+class TestPlotPanes : public QObject {
+    Q_OBJECT
+
+private slots:
+    void keysInOrder();
+    void gridColumnsForPaneCounts();
+    void gridPlacesPanes();
+    void timeAxesFollowExceptFrozen();
+    void setTimeRangeSkipsFrozen();
+    void closeButtonEmitsKey();
+    void scrollsWhenPanesDoNotFit();
+    void screenshotOfMixedPanes();
+};
+
+void TestPlotPanes::keysInOrder()
+{
+    PlotPanes panes;
+    TracePlot* a = panes.addTracePane(7);
+    TracePlot* b = panes.addTracePane(3);
+    QVERIFY(a != nullptr && b != nullptr && a != b);
+    QCOMPARE(panes.addTracePane(7), a);  // a taken key gives the existing pane
+    QCOMPARE(panes.paneKeys(), (std::vector<int>{7, 3}));
+    QCOMPARE(panes.tracePane(3), b);
+    QVERIFY(panes.tracePane(4) == nullptr);
+    panes.removeTracePane(7);
+    QCOMPARE(panes.paneKeys(), (std::vector<int>{3}));
+    QVERIFY(panes.tracePane(7) == nullptr);
+    panes.removeTracePane(42);  // unknown: nothing happens
+    QCOMPARE(panes.paneKeys().size(), std::size_t{1});
+}
+
+void TestPlotPanes::gridColumnsForPaneCounts()
+{
+    QCOMPARE(PlotPanes::gridColumns(1), 1);
+    QCOMPARE(PlotPanes::gridColumns(2), 2);
+    QCOMPARE(PlotPanes::gridColumns(3), 3);
+    QCOMPARE(PlotPanes::gridColumns(4), 2);
+    QCOMPARE(PlotPanes::gridColumns(5), 3);
+    QCOMPARE(PlotPanes::gridColumns(7), 3);
+}
+
+void TestPlotPanes::gridPlacesPanes()
+{
+    PlotPanes panes;
+    panes.resize(1200, 900);
+    panes.setRaster(new RasterPlot);
+    for (int k = 0; k < 4; ++k) {
+        panes.addTracePane(k);
+    }
+    panes.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panes));
+    // The raster and four panes are five cells: three columns, the raster first.
+    QCOMPARE(panes.columnCount(), 3);
+    const QPoint r = placeOf(panes.raster(), panes);
+    const QPoint p0 = placeOf(panes.tracePane(0), panes);
+    const QPoint p1 = placeOf(panes.tracePane(1), panes);
+    const QPoint p2 = placeOf(panes.tracePane(2), panes);
+    const QPoint p3 = placeOf(panes.tracePane(3), panes);
+    QVERIFY(r.x() < p0.x() && p0.x() < p1.x());
+    QVERIFY(p2.y() > p0.y());
+    QCOMPARE(p3.y(), p2.y());
+    QVERIFY(p3.x() > p2.x());
+
+    // Hidden cells take no place: without the raster, four panes are 2 x 2.
+    panes.setRasterShown(false);
+    QCOMPARE(panes.columnCount(), 2);
+    QTRY_VERIFY(!panes.raster()->isVisible());
+    QTRY_COMPARE(placeOf(panes.tracePane(1), panes).y(), placeOf(panes.tracePane(0), panes).y());
+    QTRY_VERIFY(placeOf(panes.tracePane(2), panes).y() > placeOf(panes.tracePane(0), panes).y());
+    panes.setPaneShown(3, false);
+    QVERIFY(!panes.isPaneShown(3));
+    QVERIFY(panes.isPaneShown(2));
+    QCOMPARE(panes.columnCount(), 3);
+    panes.setPaneShown(3, true);
+    panes.setRasterShown(true);
+
+    // Seven panes and the raster: three columns; one pane and the raster: side by side.
+    for (int k = 4; k < 7; ++k) {
+        panes.addTracePane(k);
+    }
+    QCOMPARE(panes.columnCount(), 3);
+    for (int k = 1; k < 7; ++k) {
+        panes.removeTracePane(k);
+    }
+    QCOMPARE(panes.columnCount(), 2);
+    QTRY_COMPARE(placeOf(panes.tracePane(0)->parentWidget(), panes).y(), placeOf(panes.raster(), panes).y());
+}
+
+void TestPlotPanes::timeAxesFollowExceptFrozen()
+{
+    PlotPanes panes;
+    panes.setRaster(new RasterPlot);
+    TracePlot* a = panes.addTracePane(1);
+    TracePlot* b = panes.addTracePane(2);
+    TracePlot* frozen = panes.addTracePane(3);
+    frozen->xAxis->setRange(0.0, 1.0);
+    panes.freezeButton(3)->click();
+    QVERIFY(frozen->isFrozen());
+
+    // A zoom of one pane (as the wheel does, through the axis) moves the others and the raster.
+    a->xAxis->setRange(10.0, 20.0);
+    QVERIFY(sameRange(b->xAxis->range(), 10.0, 20.0));
+    QVERIFY(sameRange(panes.raster()->xAxis->range(), 10.0, 20.0));
+    QVERIFY(sameRange(frozen->xAxis->range(), 0.0, 1.0));
+
+    // The raster leads too.
+    panes.raster()->xAxis->setRange(30.0, 40.0);
+    QVERIFY(sameRange(a->xAxis->range(), 30.0, 40.0));
+    QVERIFY(sameRange(b->xAxis->range(), 30.0, 40.0));
+
+    // A frozen pane zooms alone.
+    frozen->xAxis->setRange(100.0, 200.0);
+    QVERIFY(sameRange(a->xAxis->range(), 30.0, 40.0));
+    QVERIFY(sameRange(panes.raster()->xAxis->range(), 30.0, 40.0));
+
+    // Unfrozen, it rejoins the others.
+    panes.freezeButton(3)->click();
+    QVERIFY(!frozen->isFrozen());
+    QVERIFY(sameRange(frozen->xAxis->range(), 30.0, 40.0));
+}
+
+void TestPlotPanes::setTimeRangeSkipsFrozen()
+{
+    PlotPanes panes;
+    panes.setRaster(new RasterPlot);
+    TracePlot* a = panes.addTracePane(1);
+    TracePlot* frozen = panes.addTracePane(2);
+    frozen->xAxis->setRange(5.0, 6.0);
+    frozen->setFrozen(true);
+    QVERIFY(panes.freezeButton(2)->isChecked());  // the button follows the pane
+    panes.setTimeRange(0.0, 250.0);
+    QVERIFY(sameRange(a->xAxis->range(), 0.0, 250.0));
+    QVERIFY(sameRange(panes.raster()->xAxis->range(), 0.0, 250.0));
+    QVERIFY(sameRange(frozen->xAxis->range(), 5.0, 6.0));
+    frozen->setFrozen(false);
+    QVERIFY(!panes.freezeButton(2)->isChecked());
+    QVERIFY(sameRange(frozen->xAxis->range(), 0.0, 250.0));
+}
+
+void TestPlotPanes::closeButtonEmitsKey()
+{
+    PlotPanes panes;
+    panes.addTracePane(5);
+    panes.addTracePane(9);
+    QSignalSpy spy(&panes, &PlotPanes::closeRequested);
+    panes.closeButton(9)->click();
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(0).toInt(), 9);
+    // The pane stays until the owner removes it.
+    QCOMPARE(panes.paneKeys(), (std::vector<int>{5, 9}));
+    panes.removeTracePane(9);
+    QCOMPARE(panes.paneKeys(), (std::vector<int>{5}));
+}
+
+void TestPlotPanes::scrollsWhenPanesDoNotFit()
+{
+    PlotPanes panes;
+    panes.resize(800, 400);
+    panes.setRaster(new RasterPlot);
+    for (int k = 0; k < 9; ++k) {
+        panes.addTracePane(k);
+    }
+    panes.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panes));
+    auto* scroll = panes.findChild<QScrollArea*>(QStringLiteral("plotPanesScroll"));
+    QVERIFY(scroll != nullptr);
+    QTRY_VERIFY(scroll->verticalScrollBar()->maximum() > 0);
+    for (int k = 0; k < 9; ++k) {
+        QVERIFY(panes.tracePane(k)->height() >= PlotPanes::kMinPaneHeight);
+    }
+}
+
+void TestPlotPanes::screenshotOfMixedPanes()
+{
+    PlotPanes panes;
+    panes.resize(1400, 900);
+
+    // Raster: 200 neurons firing at random-ish steps.
+    LIF spiking(200, 200);
+    spike::engine::Recording recording;
+    spike::engine::TimeSeries spikes = makeSeries(500, 200, [](std::int64_t t, std::int64_t n) {
+        return ((t * 7 + n * 13) % 97 == 0) ? 1.0 : 0.0;
+    });
+    spikes.spikes = true;
+    recording[""]["spikes"] = spikes;
+    auto* raster = new RasterPlot;
+    raster->showRecording(spiking, recording);
+    panes.setRaster(raster);
+
+    LIF few(20, 20);
+    panes.addTracePane(1)->showTraces(few, QStringLiteral("lif"), QStringLiteral("vmem"),
+                                      makeSeries(500, 20, spike::test::charging));
+    LIF many(1000, 1000);
+    TracePlot* dense = panes.addTracePane(2);
+    panes.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panes));
+    dense->showTraces(many, QStringLiteral("big"), QStringLiteral("vmem"),
+                      makeSeries(500, 1000, spike::test::charging));
+    QVERIFY(dense->densityMode());
+    panes.setTimeRange(0.0, 500.0);
+    panes.replotAll();
+    QCoreApplication::processEvents();
+    const QImage shot = panes.grab().toImage();
+    QVERIFY(!shot.isNull());
+    QVERIFY(shot.save(QStringLiteral("/tmp/panes.png")));
+    // The density pane paints its cells: some pixel inside its axis rect is not white.
+    const QRect rect = dense->axisRect()->rect();
+    const QImage densityShot = dense->grab().toImage();
+    bool painted = false;
+    for (int x = rect.left() + 2; x < rect.right() && !painted; x += 7) {
+        for (int y = rect.top() + 2; y < rect.bottom() && !painted; y += 5) {
+            const QColor c = densityShot.pixelColor(x, y);
+            painted = c.blue() > c.red() + 40;  // the blue density colours
+        }
+    }
+    QVERIFY(painted);
+}
+
+QTEST_MAIN(TestPlotPanes)
+#include "test_plot_panes.moc"

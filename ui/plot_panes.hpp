@@ -1,0 +1,112 @@
+// PlotPanes: the live plot area. An optional spike raster and an ordered list of trace panes,
+// each a TracePlot under a header row with "Freeze" and "Close" buttons, laid out as grid cells
+// (the raster first, then the panes in order; hidden ones take no cell) in gridColumns(cells)
+// columns inside a scroll area (every pane at least kMinPaneHeight high; the area scrolls when
+// they do not fit). One raster and one pane sit side by side.
+// Keys: the caller chooses each trace pane's key (an int, unique among the panes) and gets it
+// back in closeRequested(); the panes never remove themselves.
+// Linked time axes: when the time range of the raster or of a pane that is not frozen changes
+// (user zoom or drag, an update, setTimeRange()), every other pane that is not frozen and the
+// raster take the same range; a guard flag stops the echo. Frozen panes neither lead nor follow;
+// an unfrozen pane takes the others' range again. The Freeze button and TracePlot::setFrozen()
+// stay in step either way.
+// Ownership: the widget owns its panes and the raster given to setRaster().
+// Thread: GUI thread only.
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QCPRange;
+class QGridLayout;
+class QToolButton;
+
+namespace spike::ui {
+
+class RasterPlot;
+class TracePlot;
+
+/// Raster and trace panes with linked time axes.
+class PlotPanes : public QWidget {
+    Q_OBJECT
+
+public:
+    /// Smallest height [px] of a trace pane's plot (and of the raster).
+    static constexpr int kMinPaneHeight = 160;
+    /// Most grid columns.
+    static constexpr int kMaxColumns = 3;
+
+    explicit PlotPanes(QWidget* parent = nullptr);
+
+    /// Grid columns for `cells` shown cells (raster and panes): 1, 2 or 3 side by side, 4 as
+    /// 2 x 2, more in 3.
+    static int gridColumns(int cells);
+
+    /// Shows `raster` first, full width, and takes ownership; replaces (and deletes) the raster
+    /// set before. nullptr removes it.
+    void setRaster(RasterPlot* raster);
+    /// The raster shown (nullptr when none).
+    RasterPlot* raster() const { return m_raster; }
+    /// Shows or hides the raster's cell (a model without spiking modules has nothing to show).
+    void setRasterShown(bool shown);
+    /// Shows or hides the cell of the pane of `key`; a hidden pane keeps its data and key.
+    void setPaneShown(int key, bool shown);
+    /// Whether the pane of `key` has a cell (false for an unknown key).
+    bool isPaneShown(int key) const;
+
+    /// Adds a trace pane under `key` at the end and returns it; returns the existing pane when
+    /// `key` is taken.
+    TracePlot* addTracePane(int key);
+    /// Removes and deletes the pane of `key` (no-op for an unknown key).
+    void removeTracePane(int key);
+    /// The pane of `key`, or nullptr.
+    TracePlot* tracePane(int key) const;
+    /// Keys of the trace panes, in display order.
+    std::vector<int> paneKeys() const;
+    /// The "Freeze" button of the pane of `key`, or nullptr.
+    QToolButton* freezeButton(int key) const;
+    /// The "Close" button of the pane of `key`, or nullptr.
+    QToolButton* closeButton(int key) const;
+    /// Grid columns currently used.
+    int columnCount() const { return m_columns; }
+
+    /// Sets the time range [ms] of every pane that is not frozen and of the raster.
+    void setTimeRange(double t0Ms, double t1Ms);
+    /// Queues one replot of every pane and the raster (each replots once however often asked).
+    void replotAll();
+
+signals:
+    /// The user pressed "Close" on the pane of `key`.
+    void closeRequested(int key);
+
+private:
+    struct Pane {
+        int key = 0;
+        QWidget* frame = nullptr;
+        TracePlot* plot = nullptr;
+        QToolButton* freeze = nullptr;
+        QToolButton* close = nullptr;
+        bool shown = true;
+    };
+
+    const Pane* find(int key) const;
+    void relayout();
+    void watchTimeAxis(QCustomPlot* plot);
+    /// Gives `range` to every linked plot except `source`.
+    void followTime(QCustomPlot* source, const QCPRange& range);
+    bool isLinked(const QCustomPlot* plot) const;
+    /// An unfrozen `plot` takes the time range of the raster or of another linked pane.
+    void rejoin(TracePlot* plot);
+
+    QWidget* m_content = nullptr;
+    QGridLayout* m_grid = nullptr;
+    RasterPlot* m_raster = nullptr;
+    std::vector<Pane> m_panes;
+    int m_columns = 1;
+    bool m_syncing = false;
+    bool m_rasterShown = true;
+};
+
+}  // namespace spike::ui

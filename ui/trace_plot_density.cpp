@@ -1,0 +1,211 @@
+// TracePlot's density view: the colour map, its colour scale, the mean graph and the hidden
+// per-trace graphs for CSV export. See trace_plot.hpp. Thread: GUI thread only.
+#include "trace_plot.hpp"
+
+#include "plot_style.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace spike::ui {
+
+namespace {
+
+/// Pale to deep blue: empty cells stay white (transparent), the red mean line stands out.
+QCPColorGradient densityGradient()
+{
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(0xd6, 0xe6, 0xf4));
+    gradient.setColorStopAt(0.35, QColor(0x8c, 0xbf, 0xdd));
+    gradient.setColorStopAt(0.7, QColor(0x3a, 0x85, 0xc0));
+    gradient.setColorStopAt(1.0, QColor(0x08, 0x3d, 0x7f));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    return gradient;
+}
+
+}  // namespace
+
+int TracePlot::densityColumns(int paneWidth, std::int64_t steps)
+{
+    if (steps <= 0) {
+        return 0;
+    }
+    const int axisWidth = std::max(paneWidth - kPlotLeftMargin - kPlotRightMargin, 1);
+    return static_cast<int>(std::min<std::int64_t>(axisWidth, steps));
+}
+
+int TracePlot::densityBins(int paneHeight)
+{
+    // Title, time axis and colour scale take about 110 px; about one bin per 2 px of the rest.
+    return std::clamp((paneHeight - 110) / 2, 16, 400);
+}
+
+void TracePlot::setColourScaleShown(bool shown)
+{
+    if (shown && !m_scaleInLayout) {
+        m_scale = new QCPColorScale(this);
+        m_scale->setType(QCPAxis::atBottom);
+        m_scale->setBarWidth(7);
+        m_scale->setAutoMargins(QCP::msTop | QCP::msBottom);
+        m_scale->setMargins(QMargins(kPlotLeftMargin, 0, kPlotRightMargin, 0));
+        m_scale->setGradient(densityGradient());
+        m_scale->axis()->setLabel(tr("traces per cell"));
+        m_scale->setRangeDrag(false);
+        m_scale->setRangeZoom(false);
+        const int row = plotLayout()->rowCount();
+        plotLayout()->addElement(row, 0, m_scale);
+        plotLayout()->setRowStretchFactor(row, 0.001);
+        m_scaleInLayout = true;
+    } else if (!shown && m_scaleInLayout) {
+        plotLayout()->remove(m_scale);
+        plotLayout()->simplify();
+        m_scale = nullptr;
+        m_scaleInLayout = false;
+    }
+}
+
+void TracePlot::removeSampleGraphs()
+{
+    m_idleExport.stop();
+    for (QCPGraph* graph : m_sampleGraphs) {
+        removeGraph(graph);
+    }
+    m_sampleGraphs.clear();
+}
+
+void TracePlot::removeDensity()
+{
+    removeSampleGraphs();
+    if (m_mean != nullptr) {
+        removeGraph(m_mean);
+        m_mean = nullptr;
+    }
+    if (m_map != nullptr) {
+        removePlottable(m_map);
+        m_map = nullptr;
+    }
+    setColourScaleShown(false);
+    m_samples.clear();
+    m_samples.shrink_to_fit();
+    m_names.clear();
+    m_density = TraceDensity();
+}
+
+QCPRange TracePlot::measureDensity(const float* samples, float* keep)
+{
+    removeSampleGraphs();
+    if (m_map == nullptr) {
+        // Created in this order so the mean line is drawn over the cells.
+        m_map = new QCPColorMap(xAxis, yAxis);
+        m_map->setName(tr("traces per cell"));
+        m_map->setInterpolate(false);
+        m_map->setTightBoundary(false);
+        m_mean = addGraph();
+        m_mean->setName(tr("mean"));
+        m_mean->setPen(QPen(QColor(0xd6, 0x27, 0x28), 1.8));
+        m_mean->setAdaptiveSampling(true);
+        setColourScaleShown(true);
+        m_map->setColorScale(m_scale);
+    }
+    const auto traces = static_cast<std::int64_t>(m_traces);
+    m_density.measure(samples, m_steps, traces, densityColumns(width(), m_steps), keep);
+
+    // The mean line: one point per step, on the same time stamps as the samples.
+    const std::vector<double>& means = m_density.stepMeans();
+    const auto container = m_mean->data();
+    if (container->size() == m_steps) {
+        auto it = container->begin();
+        for (std::int64_t t = 0; t < m_steps; ++t, ++it) {
+            it->key = m_t0Ms + static_cast<double>(t) * m_dtMs;
+            it->value = means[static_cast<std::size_t>(t)];
+        }
+    } else {
+        m_points.resize(static_cast<qsizetype>(m_steps));
+        for (std::int64_t t = 0; t < m_steps; ++t) {
+            m_points[static_cast<qsizetype>(t)] =
+                QCPGraphData(m_t0Ms + static_cast<double>(t) * m_dtMs, means[static_cast<std::size_t>(t)]);
+        }
+        container->set(m_points, true);
+    }
+    setNotAntialiasedElements(QCP::aePlottables);
+    if (!m_samples.empty()) {
+        m_idleExport.start();
+    }
+    return {m_density.dataMin(), m_density.dataMax()};
+}
+
+void TracePlot::fillDensityMap(double low, double high)
+{
+    m_binLow = low;
+    m_binHigh = high;
+    const int bins = densityBins(height());
+    m_density.bin(bins, low, high);
+    const int columns = m_density.columns();
+    QCPColorMapData* cells = m_map->data();
+    cells->setSize(columns, bins);
+    // Column c holds the samples of steps [c T/C, (c+1) T/C), drawn at t0 + step dt: its cell
+    // spans from half a step before its first sample to half a step before the next column's.
+    const double columnMs = static_cast<double>(m_steps) * m_dtMs / static_cast<double>(std::max(columns, 1));
+    const double firstCentre = m_t0Ms + 0.5 * columnMs - 0.5 * m_dtMs;
+    const double binHeight = (high - low) / static_cast<double>(bins);
+    cells->setRange(QCPRange(firstCentre, firstCentre + (static_cast<double>(columns) - 1.0) * columnMs),
+                    QCPRange(low + 0.5 * binHeight, high - 0.5 * binHeight));
+    const double empty = std::numeric_limits<double>::quiet_NaN();
+    for (int c = 0; c < columns; ++c) {
+        for (int b = 0; b < bins; ++b) {
+            const int count = m_density.count(c, b);
+            cells->setCell(c, b, count > 0 ? static_cast<double>(count) : empty);
+        }
+    }
+    m_map->setGradient(densityGradient());
+    // Colours spread over the bulk of the non-empty cells (10 % to 99.5 %): when every column
+    // holds a few full-height resets the busy cells still stand out; any non-empty cell keeps at
+    // least the palest colour.
+    const double lowest = std::max(0.9, 0.9 * static_cast<double>(m_density.countQuantile(0.1)));
+    const double highest = std::max(static_cast<double>(m_density.countQuantile(0.995)), 2.0 * lowest);
+    m_map->setDataRange(QCPRange(lowest, highest));
+}
+
+void TracePlot::prepareExport()
+{
+    if (!densityMode() || !m_sampleGraphs.empty() || m_samples.empty()) {
+        return;
+    }
+    const auto traces = static_cast<std::int64_t>(m_traces);
+    m_points.resize(static_cast<qsizetype>(m_steps));
+    for (std::int64_t n = 0; n < traces; ++n) {
+        for (std::int64_t t = 0; t < m_steps; ++t) {
+            m_points[static_cast<qsizetype>(t)] =
+                QCPGraphData(m_t0Ms + static_cast<double>(t) * m_dtMs,
+                             m_samples[static_cast<std::size_t>(t * traces + n)]);
+        }
+        QCPGraph* graph = addGraph();
+        graph->setName(m_names[static_cast<std::size_t>(n)]);
+        graph->setVisible(false);
+        graph->data()->set(m_points, true);
+        m_sampleGraphs.push_back(graph);
+    }
+}
+
+void TracePlot::resizeEvent(QResizeEvent* event)
+{
+    QCustomPlot::resizeEvent(event);
+    // The density resolution follows the pane's size.
+    if (!densityMode() || m_samples.empty()) {
+        return;
+    }
+    if (densityColumns(width(), m_steps) == m_density.columns() && densityBins(height()) == m_density.bins()) {
+        return;
+    }
+    const bool hadExport = !m_sampleGraphs.empty();
+    measureDensity(m_samples.data(), nullptr);
+    fillDensityMap(m_binLow, m_binHigh);
+    if (hadExport) {
+        prepareExport();
+    }
+    replot(rpQueuedReplot);
+}
+
+}  // namespace spike::ui
