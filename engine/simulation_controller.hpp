@@ -11,7 +11,8 @@
 // they return at once. Failures come back as ControllerEvent::Kind::Error events naming the
 // command, never as exceptions across threads. Per chunk the worker:
 //
-//     n      = min(maxChunkSteps, steps left to a step() target, pacing chunk)   [steps]
+//     n      = min(maxChunkSteps, steps left to a step() target, pacing chunk,
+//                  steps that fit 8 ms of wall time at the measured time per step)   [steps]
 //     wait   until wall time >= anchorWall + (step + n - anchorStep) * dt / f    (real time only)
 //     executor.advance(n, zeros, no output)
 //     step  += n
@@ -294,6 +295,7 @@ private:
     const Command* m_current = nullptr;    ///< the command being applied (for events)
     Clock::time_point m_anchorWall;
     std::int64_t m_anchorStep = 0;
+    double m_stepSeconds = 0.0;  ///< [s] smoothed wall time per step (0 before the first chunk)
 
     std::thread m_worker;  ///< last: starts after every other member exists
 };

@@ -16,6 +16,9 @@ namespace {
 
 /// Wall time one paced chunk aims for [s].
 constexpr double kPacedChunkSeconds = 0.015;
+/// Longest wall time one chunk should take [s]: probe data reach the consumer at least about
+/// this often, so live plots can redraw at 60 fps even when one step takes milliseconds.
+constexpr double kMaxChunkSeconds = 0.008;
 /// Lag behind the pacing schedule after which the schedule restarts from now [s].
 constexpr double kMaxPacingLag = 0.25;
 
@@ -117,6 +120,11 @@ std::int64_t SimulationController::chunkSteps() const
     if (m_target) {
         steps = std::min(steps, *m_target - m_stepCount);
     }
+    if (m_stepSeconds > 0.0) {
+        // Slow steps: fewer per chunk (results do not depend on the chunking).
+        const double fit = std::floor(kMaxChunkSeconds / m_stepSeconds);
+        steps = std::min(steps, static_cast<std::int64_t>(std::clamp(fit, 1.0, static_cast<double>(steps))));
+    }
     if (m_speed.paced()) {
         const double wanted =
             std::ceil(m_speed.factor * kPacedChunkSeconds / m_executor->plan().dt);
@@ -157,8 +165,13 @@ void SimulationController::advanceChunk(std::int64_t steps)
         setRunning(false);
         return;
     }
+    const auto started = Clock::now();
     try {
         m_executor->advance(steps, nullptr, nullptr);
+        // Wall time per step, smoothed over chunks, sizes the next chunks (chunkSteps()).
+        const double perStep = std::chrono::duration<double>(Clock::now() - started).count() /
+                               static_cast<double>(steps);
+        m_stepSeconds = m_stepSeconds > 0.0 ? 0.7 * m_stepSeconds + 0.3 * perStep : perStep;
     } catch (const std::exception& e) {
         m_target.reset();
         postEvent(ControllerEvent::Kind::Error,

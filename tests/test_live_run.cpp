@@ -13,6 +13,7 @@
 // leaves the others alone; a trace shared with the primary one; refusals with a reason; 1000
 // traced channels shrink the window as maxWindowValues says.
 // Offscreen; no timing assertions (waits have generous timeouts only).
+#include "live_run_test_helpers.hpp"
 #include "ui/live_run.hpp"
 #include "ui/raster_plot.hpp"
 
@@ -42,63 +43,12 @@ using spike::ui::LiveRunOptions;
 
 namespace {
 
-constexpr auto kWait = std::chrono::seconds(120);
-
-std::unique_ptr<Module> loadExample(const QString& name)
-{
-    QFile file(QStringLiteral(":/examples/") + name);
-    if (!file.open(QIODevice::ReadOnly)) {
-        return nullptr;
-    }
-    const auto json = nlohmann::json::parse(file.readAll().toStdString());
-    return spike::engine::modelFromJson(json, name.toStdString(), ".").root;
-}
-
-/// Poisson source "src" driving LIF "lif" one to one, in a Network.
-std::unique_ptr<Module> poissonNetwork()
-{
-    constexpr std::int64_t n = 6;
-    auto net = std::make_unique<spike::engine::Network>();
-    net->addNode("src", std::make_unique<spike::engine::PoissonSource>(
-                            n, AttributeMap{{"rate", Tensor::scalar(300.0F)},
-                                            {"seed", Tensor::scalar(3.0F)}}));
-    net->addNode("lif", std::make_unique<spike::engine::LIF>(
-                            n, n, false, AttributeMap{{"tau_syn", Tensor::scalar(0.005F)}}));
-    net->connect("src", "lif");
-    return net;
-}
-
-/// What evolve() of `model` over `steps` steps of zero input records.
-Recording evolveAll(std::unique_ptr<Module> model, std::int64_t steps)
-{
-    return model->evolve(Tensor(Shape{steps, model->sizeIn()}), spike::engine::RecordSpec(true))
-        .record;
-}
-
-/// "" when `live` holds exactly rows [from, to) of `ref` (same shape, same bits, tStart and dt
-/// of that span); else what differs.
-QString compareSeries(const TimeSeries& live, const TimeSeries& ref, std::int64_t from,
-                      std::int64_t to)
-{
-    const std::int64_t width = ref.data.numel() / ref.data.dim(0);
-    if (live.data.rank() != 2 || live.data.dim(0) != to - from || live.data.dim(1) != width) {
-        return QStringLiteral("shape %1, expected (%2, %3)")
-            .arg(QString::fromStdString(live.data.shape().toString()))
-            .arg(to - from)
-            .arg(width);
-    }
-    if (std::memcmp(live.data.data(), ref.data.data() + from * width,
-                    static_cast<std::size_t>((to - from) * width) * sizeof(float)) != 0) {
-        return QStringLiteral("values differ");
-    }
-    if (live.dt != ref.dt || live.tStart != static_cast<double>(from) * ref.dt ||
-        live.spikes != ref.spikes) {
-        return QStringLiteral("time base %1 + %2 or spikes flag differ")
-            .arg(live.tStart)
-            .arg(live.dt);
-    }
-    return {};
-}
+constexpr auto kWait = spike::tests::kLiveRunWait;
+using spike::tests::compareSeries;
+using spike::tests::evolveAll;
+using spike::tests::exampleJson;
+using spike::tests::loadExample;
+using spike::tests::poissonNetwork;
 
 /// "" when `live` holds rows [from, to) of every spiking series of `ref` and of the traced
 /// `tracePath.traceSignal` series (when given), and nothing else.
@@ -307,7 +257,7 @@ private slots:
     void windowRespectsTheValueCap()
     {
         LiveRunOptions options;
-        options.maxWindowValues = 20 * 50;  // 8 + 4 spike channels and 8 traced
+        options.maxWindowValues = 8 * 50;  // 8 traced channels; spike channels do not count
         LiveRun live(loadExample(QStringLiteral("two_layer_lif.json")), QStringLiteral("0"),
                      options);
         QCOMPARE(live.window(), std::int64_t{50});
@@ -472,9 +422,10 @@ private slots:
         net->connect("src", "lif");
         const auto model = copyOf(*net);
         LiveRunOptions options;
-        options.maxWindowValues = 3 * n * 100;
+        options.maxWindowSteps = 150;
+        options.maxWindowValues = n * 100;
         LiveRun live(std::move(net), QString(), options);
-        QCOMPARE(live.window(), std::int64_t{150});  // 2000 spike channels
+        QCOMPARE(live.window(), std::int64_t{150});  // 2000 spike channels do not count
         const int id = live.addTrace(QStringLiteral("lif"), "vmem");
         QVERIFY(id > 0);
         QCOMPARE(live.window(), std::int64_t{100});  // and 1000 traced ones

@@ -6,6 +6,7 @@
 // series; a model that cannot be run is refused with the engine's message and the old run goes
 // on running, its traces and plot model unchanged.
 // Offscreen; no timing assertions (waits have generous timeouts only).
+#include "live_run_test_helpers.hpp"
 #include "ui/live_run.hpp"
 #include "ui/raster_plot.hpp"
 
@@ -31,26 +32,12 @@ using spike::ui::LiveRunOptions;
 
 namespace {
 
-constexpr auto kWait = std::chrono::seconds(120);
-
-nlohmann::json exampleJson(const QString& name)
-{
-    QFile file(QStringLiteral(":/examples/") + name);
-    if (!file.open(QIODevice::ReadOnly)) {
-        return {};
-    }
-    return nlohmann::json::parse(file.readAll().toStdString());
-}
-
-std::unique_ptr<Module> fromJson(const nlohmann::json& json)
-{
-    return spike::engine::modelFromJson(json, "test", ".").root;
-}
-
-std::unique_ptr<Module> loadExample(const QString& name)
-{
-    return fromJson(exampleJson(name));
-}
+constexpr auto kWait = spike::tests::kLiveRunWait;
+using spike::tests::compareSeries;
+using spike::tests::evolveAll;
+using spike::tests::exampleJson;
+using spike::tests::loadExample;
+using spike::tests::poissonNetwork;
 
 /// lif_current_step.json with a LIF "extra" (5) fed by "lif".
 std::unique_ptr<Module> currentStepWithExtra()
@@ -81,33 +68,6 @@ protected:
         return Tensor(Shape{input.dim(0), input.dim(1), 5});
     }
 };
-
-Recording evolveAll(std::unique_ptr<Module> model, std::int64_t steps)
-{
-    return model->evolve(Tensor(Shape{steps, model->sizeIn()}), spike::engine::RecordSpec(true))
-        .record;
-}
-
-/// "" when `live` holds exactly rows [from, to) of `ref`; else what differs.
-QString compareSeries(const TimeSeries& live, const TimeSeries& ref, std::int64_t from,
-                      std::int64_t to)
-{
-    const std::int64_t width = ref.data.numel() / ref.data.dim(0);
-    if (live.data.rank() != 2 || live.data.dim(0) != to - from || live.data.dim(1) != width) {
-        return QStringLiteral("shape %1, expected (%2, %3)")
-            .arg(QString::fromStdString(live.data.shape().toString()))
-            .arg(to - from)
-            .arg(width);
-    }
-    if (std::memcmp(live.data.data(), ref.data.data() + from * width,
-                    static_cast<std::size_t>((to - from) * width) * sizeof(float)) != 0) {
-        return QStringLiteral("values differ");
-    }
-    if (live.dt != ref.dt || live.tStart != static_cast<double>(from) * ref.dt) {
-        return QStringLiteral("time base %1 + %2 differs").arg(live.tStart).arg(live.dt);
-    }
-    return {};
-}
 
 /// "" when every series of `live` holds rows [0, steps) of the same series of `ref`.
 QString compareAll(const Recording& live, const Recording& ref, std::int64_t steps)

@@ -1,6 +1,7 @@
-// LiveRun: construction, the run commands, and draining probe data into the rolling recording
-// (staging, committing, windows, gaps, resets). Traces are in live_run_traces.cpp, model
-// preparation and rebuilds in live_run_rebuild.cpp. See live_run.hpp. GUI thread only.
+// LiveRun: construction, the run commands, draining probe data into the spike windows and the
+// rolling trace series (staging, committing, windows, gaps, resets), and the dense spike series
+// of recording(). Traces are in live_run_traces.cpp, model preparation and rebuilds in
+// live_run_rebuild.cpp. See live_run.hpp. GUI thread only.
 #include "live_run.hpp"
 
 #include "engine/error.hpp"
@@ -60,6 +61,7 @@ LiveRun::LiveRun(std::unique_ptr<engine::Module> model, const QString& tracedPat
     }
 
     m_timer.setInterval(std::max(1, m_options.refreshIntervalMs));
+    m_timer.setTimerType(Qt::PreciseTimer);  // a coarse timer may stretch 16 ms to 20
     connect(&m_timer, &QTimer::timeout, this, &LiveRun::poll);
     m_timer.start();
 }
@@ -118,7 +120,7 @@ void LiveRun::computeWindow()
 {
     std::int64_t channels = 0;
     for (const Track& track : m_tracks) {
-        channels += track.width;
+        channels += track.spikes ? 0 : track.width;
     }
     std::int64_t window = std::max<std::int64_t>(1, m_options.maxWindowSteps);
     if (channels > 0) {
@@ -154,6 +156,59 @@ void LiveRun::eraseSeries(const Track& track)
     }
 }
 
+std::int64_t LiveRun::eventCap(std::int64_t width) const
+{
+    return std::max(m_options.maxWindowEvents, width);  // a step always fits
+}
+
+const engine::Recording& LiveRun::recording() const
+{
+    if (m_denseStale) {
+        refreshDenseSpikes();
+    }
+    return m_recording;
+}
+
+void LiveRun::refreshDenseSpikes() const
+{
+    for (const auto& [path, signal] : m_denseKeys) {
+        const auto byPath = m_recording.find(path);
+        if (byPath != m_recording.end()) {
+            byPath->second.erase(signal);
+            if (byPath->second.empty()) {
+                m_recording.erase(byPath);
+            }
+        }
+    }
+    m_denseKeys.clear();
+    for (const Track& track : m_tracks) {
+        if (!track.spikes || track.spikeWindow->steps() <= 0) {
+            continue;
+        }
+        const SpikeWindow& window = *track.spikeWindow;
+        const std::int64_t maxSteps =
+            std::max<std::int64_t>(1, m_options.maxWindowValues / std::max<std::int64_t>(1, window.width()));
+        engine::TimeSeries& series = m_recording[track.path][track.signal];
+        series = window.toDense(m_dt, maxSteps);
+        series.units = track.units;
+        m_denseKeys.emplace_back(track.path, track.signal);
+    }
+    m_denseStale = false;
+}
+
+SpikeWindows LiveRun::spikeWindows() const
+{
+    SpikeWindows out;
+    for (const auto& [path, module] : m_plotModel->namedModules()) {
+        for (const Track& track : m_tracks) {
+            if (track.spikes && track.path == path && track.spikeWindow->steps() > 0) {
+                out.push_back({track.path, track.signal, track.spikeWindow.get()});
+            }
+        }
+    }
+    return out;
+}
+
 void LiveRun::clearTrack(Track& track)
 {
     track.started = false;
@@ -161,11 +216,17 @@ void LiveRun::clearTrack(Track& track)
     track.stagedStart = 0;
     track.stagedRows = 0;
     track.staged.clear();  // keeps its capacity
+    track.stagedEvents.clear();
     track.windowEnd = 0;
-    eraseSeries(track);
+    if (track.spikes) {
+        track.spikeWindow->restart(0);
+        m_denseStale = true;
+    } else {
+        eraseSeries(track);
+    }
 }
 
-bool LiveRun::stage(Track& track, const engine::ProbeSnapshot& snapshot)
+bool LiveRun::stage(Track& track, engine::ProbeSnapshot& snapshot)
 {
     m_dropped += snapshot.dropped;
     if (snapshot.steps <= 0) {
@@ -173,6 +234,9 @@ bool LiveRun::stage(Track& track, const engine::ProbeSnapshot& snapshot)
     }
     if (snapshot.width != track.width) {  // the engine's count is the truth
         track.width = snapshot.width;
+        if (track.spikes) {
+            *track.spikeWindow = SpikeWindow(track.width);
+        }
         clearTrack(track);
     }
     const std::int64_t width = track.width;
@@ -192,24 +256,27 @@ bool LiveRun::stage(Track& track, const engine::ProbeSnapshot& snapshot)
         track.started = true;
         track.stagedStart = from;
         track.stagedRows = 0;
+        track.staged.clear();
+        track.stagedEvents.clear();
     }
     if (from >= end) {
         return wentBack;
     }
     const std::int64_t rows = end - from;
-    const auto offset = static_cast<std::size_t>(track.stagedRows * width);
-    track.staged.resize(offset + static_cast<std::size_t>(rows * width));
-    float* out = track.staged.data() + offset;
     if (track.spikes) {
-        std::fill(out, out + rows * width, 0.0F);
-        for (const engine::SpikeEvent& e : snapshot.events) {
-            if (e.step >= from) {
-                out[(e.step - from) * width + e.neuron] = static_cast<float>(e.count);
-            }
+        const auto kept = std::partition_point(
+            snapshot.events.begin(), snapshot.events.end(),
+            [from](const engine::SpikeEvent& e) { return e.step < from; });
+        if (track.stagedEvents.empty() && kept == snapshot.events.begin()) {
+            track.stagedEvents.swap(snapshot.events);  // the usual case: no copy
+        } else {
+            track.stagedEvents.insert(track.stagedEvents.end(), kept, snapshot.events.end());
         }
     } else {
+        const auto offset = static_cast<std::size_t>(track.stagedRows * width);
+        track.staged.resize(offset + static_cast<std::size_t>(rows * width));
         const float* in = snapshot.values.data() + (from - snapshot.firstStep) * width;
-        std::copy(in, in + rows * width, out);
+        std::copy(in, in + rows * width, track.staged.data() + offset);
     }
     track.stagedRows += rows;
     return wentBack;
@@ -234,20 +301,38 @@ bool LiveRun::commit()
             continue;
         }
         if (track.stagedStart >= upTo) {
-            if (track.windowEnd != upTo && seriesOf(track) != nullptr) {
-                eraseSeries(track);  // restarts after a gap once the others catch up
+            const bool present =
+                track.spikes ? track.spikeWindow->steps() > 0 : seriesOf(track) != nullptr;
+            if (track.windowEnd != upTo && present) {
+                // Restarts after a gap once the others catch up.
+                if (track.spikes) {
+                    track.spikeWindow->restart(upTo);
+                    m_denseStale = true;
+                } else {
+                    eraseSeries(track);
+                }
                 changed = true;
             }
             continue;
         }
         const std::int64_t rows = upTo - track.stagedStart;
-        appendToSeries(track, track.stagedStart, track.staged.data(), rows);
-        const auto done = track.staged.begin() + static_cast<std::ptrdiff_t>(rows * track.width);
-        const auto kept = track.staged.begin() +
-                          static_cast<std::ptrdiff_t>(track.stagedRows * track.width);
-        std::copy(done, kept, track.staged.begin());
+        if (track.spikes) {
+            const auto done = std::partition_point(
+                track.stagedEvents.begin(), track.stagedEvents.end(),
+                [upTo](const engine::SpikeEvent& e) { return e.step < upTo; });
+            const auto count = static_cast<std::size_t>(done - track.stagedEvents.begin());
+            appendToWindow(track, track.stagedStart,
+                           std::span<const engine::SpikeEvent>(track.stagedEvents.data(), count), upTo);
+            track.stagedEvents.erase(track.stagedEvents.begin(), done);
+        } else {
+            appendToSeries(track, track.stagedStart, track.staged.data(), rows);
+            const auto done = track.staged.begin() + static_cast<std::ptrdiff_t>(rows * track.width);
+            const auto kept = track.staged.begin() +
+                              static_cast<std::ptrdiff_t>(track.stagedRows * track.width);
+            std::copy(done, kept, track.staged.begin());
+            track.staged.resize(static_cast<std::size_t>((track.stagedRows - rows) * track.width));
+        }
         track.stagedRows -= rows;
-        track.staged.resize(static_cast<std::size_t>(track.stagedRows * track.width));
         track.stagedStart = upTo;
         changed = true;
     }
@@ -288,9 +373,30 @@ void LiveRun::appendToSeries(Track& track, std::int64_t firstStep, const float* 
     series->tStart = static_cast<double>(track.windowEnd - total) * m_dt;
 }
 
+void LiveRun::appendToWindow(Track& track, std::int64_t firstStep,
+                             std::span<const engine::SpikeEvent> events, std::int64_t end)
+{
+    SpikeWindow& window = *track.spikeWindow;
+    if (window.steps() <= 0 || window.endStep() != firstStep) {
+        window.restart(firstStep);
+    }
+    window.append(events, end);
+    window.trimBefore(end - m_window);
+    window.trimToEvents(eventCap(window.width()));
+    track.windowEnd = end;
+    m_denseStale = true;
+}
+
 void LiveRun::trimAll()
 {
     for (Track& track : m_tracks) {
+        if (track.spikes) {
+            if (track.spikeWindow->steps() > m_window) {
+                track.spikeWindow->trimBefore(track.spikeWindow->endStep() - m_window);
+                m_denseStale = true;
+            }
+            continue;
+        }
         engine::TimeSeries* series = seriesOf(track);
         if (series == nullptr || rowsOf(series->data) <= m_window) {
             continue;
@@ -381,7 +487,7 @@ void LiveRun::poll()
     }
     bool wentBack = false;
     for (Track& track : m_tracks) {
-        const std::optional<engine::ProbeSnapshot> snapshot = m_controller->takeProbe(track.probe);
+        std::optional<engine::ProbeSnapshot> snapshot = m_controller->takeProbe(track.probe);
         if (snapshot && stage(track, *snapshot)) {
             track.resetByData = true;
             wentBack = true;

@@ -1,7 +1,8 @@
 // LiveRun: the GUI side of a live simulation. Owns an engine::SimulationController (whose worker
 // thread owns the running copy of the model), a read-only copy of the model's structure for the
-// plots, and a rolling engine::Recording of the last window of steps that RasterPlot and
-// TracePlot draw directly.
+// plots, one SpikeWindow of spike events per spiking module (RasterPlot::showSpikes() draws them)
+// and the rolling dense series of the traces (TracePlot draws them), over the last window of
+// steps.
 //
 // Probes: the spikes of every spiking module the controller can reach (the series evolve()
 // records flagged `spikes`: "spikes" of neuron layers, "output" of spiking sources), plus any
@@ -18,19 +19,31 @@
 // the one the last call gave (tracedNeurons() and traceInfo() agree).
 //
 // Draining: a GUI timer calls poll() every refreshIntervalMs. poll() takes the controller's
-// events, then every probe's snapshot; spike events become dense (T, N) count rows. Rows are
-// staged per probe and committed up to the newest step every probe has reached, so all series
-// end at the same step. Each series keeps at most window() steps (maxWindowSteps, reduced so that
-// window x recorded channels <= maxWindowValues, every spike and trace channel counted); older
-// steps are dropped. Adding a trace shrinks the window (the other series lose their oldest
-// steps, nothing else); removing one lets it grow again.
+// events, then every probe's snapshot: spike events stay events (staged, then appended to the
+// module's SpikeWindow; never a dense array), trace rows stay rows. Both are staged per probe
+// and committed up to the newest step every probe has reached, so all series and spike windows
+// end at the same step. Each keeps at most window() steps (maxWindowSteps, reduced so that
+// window x traced channels <= maxWindowValues; spike channels do not count); older steps are
+// dropped, from every trace series at each poll (a slide in place). Adding a trace shrinks the
+// window (the others lose their oldest steps, nothing else); removing one lets it grow again.
+// A spike window also keeps at most max(maxWindowEvents, width) events: when a poll brings it
+// past that, its first step moves forward (whole steps) until it fits, so a busy module's window
+// can start later than the traces' (it always keeps its newest step). Trimming a spike window is
+// O(1) amortised (see SpikeWindow).
+//
+// Dense spikes: recording() still holds every spiking module's spike counts as a dense (T, N)
+// series (what evolve() records), made from its window when recording() is called after the
+// windows changed (a cache kept until the next change), so a GUI that draws from spikeWindows()
+// never pays for them. A module so wide that its whole window would exceed maxWindowValues
+// floats gets only its last maxWindowValues / N steps (at least one) in recording().
 //
 // Gaps: when the GUI falls behind, the bounded probe buffers drop their oldest data. A series
 // whose next data do not continue it (rows dropped, or spike events dropped so that the oldest
 // steps of a snapshot are incomplete) restarts its window after the gap: it never holds zeros
 // in place of missing data, and its tStart says where it now begins. Probe buffers are sized
-// for the window when their probe is made, so a gap only removes steps that would have left the
-// window anyway (unless removing a trace has since enlarged the window).
+// for the window when their probe is made (a spike probe for window x width events, at most the
+// events cap), so a gap only removes steps that would have left the window anyway (unless
+// removing a trace has since enlarged the window).
 //
 // Resets: a StateReset event empties every series and time restarts at step 0. When a reset
 // lands between a poll's event take and its probe takes, the data going back in time announce
@@ -47,8 +60,9 @@
 //
 // Invariants: every series in recording() has data (T, N) with T in [1, window()], dt = the
 // model's time step and tStart = (first kept step) x dt; a series is absent while it has no
-// data. All series that hold data end at currentStep() (after a poll). Every trace in
-// traceIds() has exactly one track and probe.
+// data, and spikeWindows() lists a window only while it covers at least one step. All series and
+// spike windows that hold data end at currentStep() (after a poll). Every trace in traceIds()
+// has exactly one track and probe; every spiking module one track, probe and window.
 // Thread: GUI thread only (the object, its timer and its signals); the controller's worker
 // thread never touches anything here but through the controller.
 #pragma once
@@ -56,6 +70,7 @@
 #include "engine/module.hpp"
 #include "engine/recording.hpp"
 #include "engine/simulation_controller.hpp"
+#include "spike_window.hpp"
 
 #include <QObject>
 #include <QString>
@@ -64,7 +79,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spike::ui {
@@ -77,8 +94,11 @@ std::string membraneSignal(const engine::Module& module);
 struct LiveRunOptions {
     int refreshIntervalMs = 33;               ///< [ms] GUI drain and redraw period
     std::int64_t maxWindowSteps = 20000;      ///< most steps kept in the rolling recording
-    std::int64_t maxWindowValues = 1 << 24;   ///< cap on window steps x recorded channels; the
+    std::int64_t maxWindowValues = 1 << 24;   ///< cap on window steps x traced channels (and on
+                                              ///< a dense spike series in recording()); the
                                               ///< window shrinks to respect it
+    std::int64_t maxWindowEvents = 1 << 23;   ///< cap on the events of one spike window; its
+                                              ///< first step moves forward to respect it
     engine::Speed speed = engine::Speed::fastest();
     engine::BackendKind backend = engine::BackendKind::Cpu;
 };
@@ -197,11 +217,19 @@ public:
     std::int64_t currentStep() const { return m_currentStep; }
     /// [s] the model's time step.
     double timeStep() const { return m_dt; }
-    /// Most steps a series keeps (maxWindowSteps reduced by maxWindowValues).
+    /// Most steps a series or spike window keeps (maxWindowSteps reduced by maxWindowValues
+    /// over the traced channels).
     std::int64_t window() const { return m_window; }
 
-    /// The rolling recording: module path -> signal -> series; see the file comment.
-    const engine::Recording& recording() const { return m_recording; }
+    /// The rolling recording: module path -> signal -> series, the traces' and (made from the
+    /// spike windows when called after they changed) every spiking module's; see the file
+    /// comment. The reference stays valid; series of spiking modules are replaced when it is
+    /// called again after a change.
+    const engine::Recording& recording() const;
+    /// The spike window of every spiking module that covers at least one step, in the tree
+    /// order of plotModel(); see the file comment. The pointers stay valid until the set of
+    /// spiking modules changes (replaceModel()); the windows change with each poll.
+    SpikeWindows spikeWindows() const;
     /// A read-only copy of the model's structure and parameters for the plots (RasterPlot walks
     /// it; TracePlot reads thresholds). The worker never touches it; its States are not live.
     const engine::Module& plotModel() const { return *m_plotModel; }
@@ -247,7 +275,9 @@ private:
                                      ///< next poll drains (the event then keeps its data)
         std::int64_t stagedStart = 0;  ///< step of staged row 0
         std::int64_t stagedRows = 0;
-        std::vector<float> staged;     ///< drained, not yet committed rows (capacity reused)
+        std::vector<float> staged;     ///< trace: drained, not yet committed rows
+        std::vector<engine::SpikeEvent> stagedEvents;  ///< spikes: drained, not yet committed
+        std::unique_ptr<SpikeWindow> spikeWindow;      ///< spikes: the committed events
         std::int64_t windowEnd = 0;    ///< one past the last step in the series (when present)
     };
     /// One trace: what the caller sees, and who asked for it.
@@ -309,14 +339,23 @@ private:
     // live_run.cpp
     /// "'lif'", or "the root" for "".
     static QString describePath(const std::string& path);
-    /// Adds `snapshot` to the track's staged rows; true when the data went back in time.
-    bool stage(Track& track, const engine::ProbeSnapshot& snapshot);
+    /// Adds `snapshot` to the track's staged rows or events (taking its event buffer when
+    /// nothing is staged); true when the data went back in time.
+    bool stage(Track& track, engine::ProbeSnapshot& snapshot);
     /// Moves staged rows up to the step every started track has reached into the series.
     bool commit();
     /// Appends `rows` rows of `track` to its series (restarting it when they do not continue
     /// it), keeping the last m_window steps.
     void appendToSeries(Track& track, std::int64_t firstStep, const float* rows,
                         std::int64_t count);
+    /// Appends `events` of the steps [firstStep, end) to a spike track's window (restarting it
+    /// when they do not continue it), keeping the last m_window steps and the events cap.
+    void appendToWindow(Track& track, std::int64_t firstStep,
+                        std::span<const engine::SpikeEvent> events, std::int64_t end);
+    /// Most events a spike window of `width` neurons keeps.
+    std::int64_t eventCap(std::int64_t width) const;
+    /// Remakes the dense spike series of m_recording from the windows.
+    void refreshDenseSpikes() const;
     /// Cuts every series to the last m_window steps.
     void trimAll();
     /// Forgets a track's staged and recorded data.
@@ -338,7 +377,10 @@ private:
     QString m_tracedPath;
     std::string m_requestedSignal;  ///< "" = the membrane signal
     std::vector<std::int64_t> m_traceNeurons;  ///< primary trace's channels; empty = all
-    engine::Recording m_recording;
+    mutable engine::Recording m_recording;  ///< traces; spikes made by refreshDenseSpikes()
+    mutable bool m_denseStale = false;      ///< a spike window changed since the last refresh
+    /// (path, signal) of the dense spike series refreshDenseSpikes() put in m_recording.
+    mutable std::vector<std::pair<std::string, std::string>> m_denseKeys;
     double m_dt = 1.0;
     std::int64_t m_window = 1;
     std::int64_t m_currentStep = 0;

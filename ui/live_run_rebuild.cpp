@@ -158,6 +158,7 @@ LiveRun::Prepared LiveRun::prepare(std::unique_ptr<engine::Module> model)
             track.signal = spikeSignal(*node.module);
             track.width = node.sizeOut;
             track.spikes = true;
+            track.spikeWindow = std::make_unique<SpikeWindow>(track.width);
             out.spikeTracks.push_back(std::move(track));
         }
     }
@@ -244,7 +245,7 @@ void LiveRun::adoptTracks(std::vector<Track> spikeTracks, bool newTimeBase)
     std::vector<bool> kept(old.size(), false);
     for (Track& track : m_tracks) {
         for (std::size_t k = 0; k < old.size(); ++k) {
-            const Track& before = old[k];
+            Track& before = old[k];
             if (kept[k] || before.path != track.path || before.signal != track.signal ||
                 before.width != track.width || before.spikes != track.spikes || newTimeBase) {
                 continue;
@@ -253,7 +254,11 @@ void LiveRun::adoptTracks(std::vector<Track> spikeTracks, bool newTimeBase)
             track.started = before.started;
             track.stagedStart = before.stagedStart;
             track.stagedRows = before.stagedRows;
-            track.staged = before.staged;
+            track.staged = std::move(before.staged);
+            track.stagedEvents = std::move(before.stagedEvents);
+            if (track.spikes) {
+                track.spikeWindow = std::move(before.spikeWindow);
+            }
             track.windowEnd = before.windowEnd;
             break;
         }
@@ -263,6 +268,7 @@ void LiveRun::adoptTracks(std::vector<Track> spikeTracks, bool newTimeBase)
             eraseSeries(old[k]);
         }
     }
+    m_denseStale = true;
 
     computeWindow();
     for (Track& track : m_tracks) {

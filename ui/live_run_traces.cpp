@@ -101,7 +101,11 @@ LiveRun::Track LiveRun::traceTrack(const TraceEntry& entry)
 
 void LiveRun::attachProbe(Track& track)
 {
-    track.capacity = track.spikes ? std::max<std::int64_t>(1, m_window * track.width) : m_window;
+    // Spikes: what the window could keep, in events (the probe never holds more than the
+    // window would).
+    track.capacity = track.spikes ? std::max<std::int64_t>(
+                                        1, std::min(m_window * track.width, eventCap(track.width)))
+                                  : m_window;
     track.probe = m_controller->addProbe({track.path, track.signal, track.neurons}, track.capacity);
 }
 
@@ -297,6 +301,7 @@ const engine::TimeSeries* LiveRun::traceSeries(int id) const
 void LiveRun::removeTrack(std::size_t index)
 {
     eraseSeries(m_tracks[index]);
+    m_denseStale = m_denseStale || m_tracks[index].spikes;
     m_tracks.erase(m_tracks.begin() + static_cast<std::ptrdiff_t>(index));
 }
 

@@ -233,9 +233,9 @@ void MainWindow::refreshPlots()
     if (!m_run || m_run->currentStep() == 0) {
         return;
     }
-    const engine::Recording& recording = m_run->recording();
+    // Spikes as events (never the dense recording), traces by id: a refresh costs what changed.
     const engine::Module& root = m_run->plotModel();
-    m_rasterPlot->showRecording(root, recording);
+    m_rasterPlot->showSpikes(root, m_run->spikeWindows(), m_run->timeStep());
     const auto moduleAt = [&root](const QString& path) -> const engine::Module* {
         try {
             return path.isNull() ? nullptr : &root.getSubmodule(path.toStdString());
@@ -248,11 +248,7 @@ void MainWindow::refreshPlots()
     const QString path = m_run->tracedPath();
     const engine::Module* module = moduleAt(path);
     const std::string signal = m_run->tracedSignal().toStdString();
-    const engine::TimeSeries* series = nullptr;
-    if (const auto byModule = recording.find(path.toStdString()); byModule != recording.end() && !signal.empty()) {
-        const auto found = byModule->second.find(signal);
-        series = found != byModule->second.end() ? &found->second : nullptr;
-    }
+    const engine::TimeSeries* series = m_run->primaryTraceId() != 0 ? m_run->traceSeries(m_run->primaryTraceId()) : nullptr;
     if (series == nullptr || module == nullptr) {
         m_tracePlot->showEmpty(tr("Membrane potential"),
                                tr("time [ms] — select a neuron layer to see its membrane potential"));

@@ -1,4 +1,6 @@
-// RasterPlot. See raster_plot.hpp.
+// RasterPlot: the widget, its axes and rate strip, and the assembly of bands (tree order, labels,
+// ticks, dots or density) from spike windows; the drawing of each band and of the rate is in
+// raster_plot_bands.cpp. See raster_plot.hpp. GUI thread only.
 #include "raster_plot.hpp"
 
 #include "plot_style.hpp"
@@ -13,20 +15,6 @@
 namespace spike::ui {
 
 namespace {
-
-/// One band of the raster: a spiking series and where its rows start.
-struct Band {
-    QString label;
-    const engine::TimeSeries* series = nullptr;
-    std::int64_t steps = 0;
-    std::int64_t neurons = 0;
-    std::int64_t firstRow = 0;
-};
-
-std::int64_t stepsOf(const engine::TimeSeries& s)
-{
-    return s.data.rank() >= 1 ? s.data.dim(0) : 0;
-}
 
 /// 1, 2, 5, 10, 20, 50... the smallest such step giving at most `maxLabels` labels over `rows`.
 std::int64_t labelStride(std::int64_t rows, std::int64_t maxLabels)
@@ -57,6 +45,23 @@ SpikeSummary summariseSpikes(const engine::Recording& recording)
                     ++out.events;
                     out.multi += c > 1.0F ? 1 : 0;
                 }
+            }
+        }
+    }
+    return out;
+}
+
+SpikeSummary summariseSpikes(const SpikeWindows& windows)
+{
+    SpikeSummary out;
+    for (const NamedSpikeWindow& named : windows) {
+        const SpikeWindow& window = *named.window;
+        ++out.series;
+        out.spikes += window.spikeCount();
+        out.events += window.eventCount();
+        if (window.spikeCount() > window.eventCount()) {
+            for (const engine::SpikeEvent& e : window.events()) {
+                out.multi += e.count > 1 ? 1 : 0;
             }
         }
     }
@@ -134,13 +139,26 @@ std::int64_t RasterPlot::dotCount() const
     return n;
 }
 
-void RasterPlot::removeContents()
+QSize RasterPlot::cellPixels()
 {
-    for (QCPAbstractPlottable* band : m_bands) {
-        removePlottable(band);
+    // The layout runs on replot; a hidden widget's resize() reaches no resizeEvent, so the
+    // viewport may lag the widget.
+    if (viewport() != rect() || axisRect()->width() <= 0 || axisRect()->height() <= 0) {
+        setViewport(rect());
+        updateLayout();
     }
-    m_bands.clear();
-    m_density = false;
+    return axisRect()->rect().size();
+}
+
+void RasterPlot::removeContents(bool keepBands)
+{
+    if (!keepBands) {
+        for (QCPAbstractPlottable* band : m_bands) {
+            removePlottable(band);
+        }
+        m_bands.clear();
+        m_density = false;
+    }
     m_rate->data()->clear();
     clearItems();
     m_neuronTicker->clear();
@@ -158,31 +176,48 @@ void RasterPlot::showEmpty(const QString& title, const QString& explanation)
 
 void RasterPlot::showRecording(const engine::Module& root, const engine::Recording& recording)
 {
-    removeContents();
+    std::vector<SpikeWindow> converted;
+    SpikeWindows windows;
+    double dt = 0.0;
+    for (const auto& [path, bySignal] : recording) {
+        for (const auto& [signal, series] : bySignal) {
+            if (series.spikes && series.data.rank() >= 1 && series.data.dim(0) > 0) {
+                dt = dt > 0.0 ? dt : series.dt;
+                windows.push_back({path, signal, nullptr});
+            }
+        }
+    }
+    converted.reserve(windows.size());
+    for (NamedSpikeWindow& named : windows) {
+        converted.push_back(SpikeWindow::fromDense(recording.at(named.path).at(named.signal)));
+        named.window = &converted.back();
+    }
+    showSpikes(root, windows, dt);
+}
 
+void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& windows, double dt)
+{
     std::vector<Band> bands;
     std::int64_t rows = 0;
+    std::int64_t events = 0;
+    std::int64_t spikes = 0;
     for (const auto& [pathStd, module] : root.namedModules()) {
-        const auto found = recording.find(pathStd);
-        if (found == recording.end()) {
-            continue;
-        }
-        for (const auto& [attr, series] : found->second) {
-            const std::int64_t steps = stepsOf(series);
-            if (!series.spikes || steps == 0) {
+        for (const NamedSpikeWindow& named : windows) {
+            if (named.path != pathStd || named.window == nullptr || named.window->steps() <= 0 ||
+                named.window->width() <= 0) {
                 continue;
             }
             Band band;
             QString label = pathStd.empty() ? tr("root") : QString::fromStdString(pathStd);
-            if (attr != "spikes") {
-                label += QLatin1Char('.') + QString::fromStdString(attr);
+            if (named.signal != "spikes") {
+                label += QLatin1Char('.') + QString::fromStdString(named.signal);
             }
             band.label = QStringLiteral("%1 (%2)").arg(label, QString::fromStdString(module->className()));
-            band.series = &series;
-            band.steps = steps;
-            band.neurons = series.data.numel() / steps;
+            band.window = named.window;
             band.firstRow = rows;
-            rows += band.neurons;
+            rows += named.window->width();
+            events += named.window->eventCount();
+            spikes += named.window->spikeCount();
             bands.push_back(band);
         }
     }
@@ -191,107 +226,67 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
         return;
     }
 
-    const int count = static_cast<int>(bands.size());
-    const std::int64_t stride = labelStride(rows, std::clamp<std::int64_t>(axisRect()->height() / 18, 4, 24));
-    std::int64_t events = 0;
-    for (const Band& band : bands) {
-        const float* d = band.series->data.data();
-        for (std::int64_t i = 0; i < band.steps * band.neurons; ++i) {
-            events += d[i] > 0.0F ? 1 : 0;
+    const bool density = events > kMaxDots || rows > kMaxDotRows;
+    // The title and labels first: they take part in the layout that sizes the cells.
+    const auto bandCount = static_cast<int>(bands.size());
+    m_title->setText(tr("Spike raster\n%1 spikes from %2 neurons in %3 spiking module%4")
+                         .arg(spikes)
+                         .arg(rows)
+                         .arg(bandCount)
+                         .arg(bandCount == 1 ? QString() : QStringLiteral("s")));
+    xAxis->setLabel(tr("time [ms]"));
+    // Cells: aligned time bins of whole steps, as many as a window of these steps can touch
+    // (at most one per pixel of the axis rect's width); neuron bins sharing its height by band
+    // size.
+    if (density) {
+        const QSize pixels = cellPixels();
+        const std::int64_t maxColumns =
+            std::clamp<std::int64_t>(pixels.width(), kMinCellPixels, kMaxColumns);
+        const std::int64_t maxRows = std::clamp<std::int64_t>(pixels.height(), kMinCellPixels, kMaxRows);
+        for (Band& band : bands) {
+            const std::int64_t steps = band.window->steps();
+            const std::int64_t neurons = band.window->width();
+            const auto touched = [steps](std::int64_t w) { return (steps + 2 * w - 2) / w; };
+            band.stepsPerColumn = (steps + maxColumns - 1) / maxColumns;
+            while (touched(band.stepsPerColumn) > maxColumns) {
+                ++band.stepsPerColumn;
+            }
+            band.columns = touched(band.stepsPerColumn);
+            band.cellRows = std::clamp<std::int64_t>(maxRows * neurons / rows, 1, neurons);
         }
     }
-    m_density = events > kMaxDots || rows > kMaxDotRows;
+    m_densityCache.resize(density ? bands.size() : 0);
+    // The colour maps of the last call are refilled when every band keeps its cell counts.
+    bool reuse = density && m_density && m_bands.size() == bands.size();
+    for (std::size_t b = 0; reuse && b < bands.size(); ++b) {
+        auto* map = qobject_cast<QCPColorMap*>(m_bands[b]);
+        reuse = map != nullptr && map->data()->keySize() == bands[b].columns &&
+                map->data()->valueSize() == bands[b].cellRows;
+    }
+    removeContents(reuse);
+    m_density = density;
+
+    const int count = bandCount;
+    const std::int64_t stride = labelStride(rows, std::clamp<std::int64_t>(axisRect()->height() / 18, 4, 24));
+    const double dtMs = dt * 1e3;
     double tMin = std::numeric_limits<double>::infinity();
     double tMax = -tMin;
-    std::int64_t spikes = 0;
-    std::vector<const engine::TimeSeries*> all;
     for (int b = 0; b < count; ++b) {
         const Band& band = bands[static_cast<std::size_t>(b)];
-        const engine::TimeSeries& s = *band.series;
-        all.push_back(&s);
-        const double dtMs = s.dt * 1e3;
-        const double t0Ms = s.tStart * 1e3;
-        tMin = std::min(tMin, t0Ms);
-        tMax = std::max(tMax, t0Ms + static_cast<double>(band.steps) * dtMs);
-        const QColor colour = seriesColour(b, count);
-        const float* d = s.data.data();
+        const std::int64_t neurons = band.window->width();
+        tMin = std::min(tMin, static_cast<double>(band.window->firstStep()) * dtMs);
+        tMax = std::max(tMax, static_cast<double>(band.window->endStep()) * dtMs);
         if (m_density) {
-            // Cells: time bins of whole steps, neuron bins sharing kMaxRows by band size.
-            const std::int64_t stepsPerColumn = (band.steps + kMaxColumns - 1) / kMaxColumns;
-            const std::int64_t columns = (band.steps + stepsPerColumn - 1) / stepsPerColumn;
-            const std::int64_t bandRows = std::clamp<std::int64_t>(kMaxRows * band.neurons / rows, 1, band.neurons);
-            auto* map = new QCPColorMap(xAxis, yAxis);
-            map->setName(band.label);
-            map->data()->setSize(static_cast<int>(columns), static_cast<int>(bandRows));
-            const double columnMs = static_cast<double>(stepsPerColumn) * dtMs;
-            const double rowHeight = static_cast<double>(band.neurons) / static_cast<double>(bandRows);
-            map->data()->setRange(
-                QCPRange(t0Ms + 0.5 * columnMs, t0Ms + (static_cast<double>(columns) - 0.5) * columnMs),
-                QCPRange(static_cast<double>(band.firstRow) - 0.5 + 0.5 * rowHeight,
-                         static_cast<double>(band.firstRow) - 0.5 + (static_cast<double>(bandRows) - 0.5) * rowHeight));
-            std::vector<double> cells(static_cast<std::size_t>(columns * bandRows), 0.0);
-            for (std::int64_t t = 0; t < band.steps; ++t) {
-                const std::int64_t column = t / stepsPerColumn;
-                for (std::int64_t n = 0; n < band.neurons; ++n) {
-                    const float c = d[t * band.neurons + n];
-                    if (c > 0.0F) {
-                        cells[static_cast<std::size_t>(column * bandRows + n * bandRows / band.neurons)] += c;
-                        spikes += static_cast<std::int64_t>(std::llround(c));
-                    }
-                }
-            }
-            std::vector<double> filled;
-            for (std::int64_t x = 0; x < columns; ++x) {
-                for (std::int64_t y = 0; y < bandRows; ++y) {
-                    const double v = cells[static_cast<std::size_t>(x * bandRows + y)];
-                    map->data()->setCell(static_cast<int>(x), static_cast<int>(y), v);
-                    if (v > 0.0) {
-                        filled.push_back(v);
-                    }
-                }
-            }
-            // Full colour at the 98th percentile of the filled cells, so a few busy cells do not
-            // wash out the rest.
-            double peak = 1.0;
-            if (!filled.empty()) {
-                const auto at = filled.begin() + static_cast<std::ptrdiff_t>(0.98 * static_cast<double>(filled.size() - 1));
-                std::nth_element(filled.begin(), at, filled.end());
-                peak = std::max(*at, 1.0);
-            }
-            QCPColorGradient gradient;
-            gradient.clearColorStops();
-            gradient.setColorStopAt(0.0, Qt::white);
-            gradient.setColorStopAt(1.0, colour);
-            map->setGradient(gradient);
-            map->setInterpolate(false);
-            map->setDataRange(QCPRange(0.0, peak));
-            m_bands.push_back(map);
+            drawDensity(band, b, count, dtMs,
+                        reuse ? static_cast<QCPColorMap*>(m_bands[static_cast<std::size_t>(b)]) : nullptr);
         } else {
-            QVector<QCPGraphData> dots;
-            for (std::int64_t t = 0; t < band.steps; ++t) {
-                const double x = t0Ms + static_cast<double>(t) * dtMs;
-                for (std::int64_t n = 0; n < band.neurons; ++n) {
-                    const float c = d[t * band.neurons + n];
-                    if (c > 0.0F) {
-                        dots.append(QCPGraphData(x, static_cast<double>(band.firstRow + n)));
-                        spikes += static_cast<std::int64_t>(std::llround(c));
-                    }
-                }
-            }
-            QCPGraph* graph = addGraph();
-            graph->setName(band.label);
-            graph->setLineStyle(QCPGraph::lsNone);
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 3));
-            graph->setAdaptiveSampling(true);
-            graph->data()->set(dots, true);
-            m_bands.push_back(graph);
+            drawDots(band, b, count, dtMs);
         }
 
-        for (std::int64_t n = 0; n < band.neurons; n += stride) {
+        for (std::int64_t n = 0; n < neurons; n += stride) {
             m_neuronTicker->addTick(static_cast<double>(band.firstRow + n), QString::number(n));
         }
-        const double centre = static_cast<double>(band.firstRow) +
-                              static_cast<double>(band.neurons - 1) / 2.0;
+        const double centre = static_cast<double>(band.firstRow) + static_cast<double>(neurons - 1) / 2.0;
         m_moduleTicker->addTick(centre, band.label);
         if (b % 2 == 1 && !m_density) {
             auto* shade = new QCPItemRect(this);
@@ -301,7 +296,7 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
             shade->topLeft->setTypeX(QCPItemPosition::ptAxisRectRatio);
             shade->bottomRight->setTypeX(QCPItemPosition::ptAxisRectRatio);
             shade->topLeft->setCoords(0.0, static_cast<double>(band.firstRow) - 0.5);
-            shade->bottomRight->setCoords(1.0, static_cast<double>(band.firstRow + band.neurons) - 0.5);
+            shade->bottomRight->setCoords(1.0, static_cast<double>(band.firstRow + neurons) - 0.5);
         }
         if (b > 0) {
             auto* separator = new QCPItemStraightLine(this);
@@ -310,61 +305,11 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
             separator->point2->setCoords(1.0, static_cast<double>(band.firstRow) - 0.5);
         }
     }
-    showRate(all, rows);
+    showRate(bands, rows, dt);
 
-    m_title->setText(tr("Spike raster\n%1 spikes from %2 neurons in %3 spiking module%4")
-                         .arg(spikes)
-                         .arg(rows)
-                         .arg(count)
-                         .arg(count == 1 ? QString() : QStringLiteral("s")));
-    xAxis->setLabel(tr("time [ms]"));
     yAxis->setRange(-0.5, static_cast<double>(rows) - 0.5);
     xAxis->setRange(tMin, tMax);
-    replot();
-}
-
-void RasterPlot::showRate(const std::vector<const engine::TimeSeries*>& series, std::int64_t neurons)
-{
-    // Bins of whole steps on the first series' time base; every series adds its spikes by time.
-    const engine::TimeSeries& first = *series.front();
-    double tMin = std::numeric_limits<double>::infinity();
-    double tMax = -tMin;
-    for (const engine::TimeSeries* s : series) {
-        tMin = std::min(tMin, s->tStart);
-        tMax = std::max(tMax, s->tStart + static_cast<double>(stepsOf(*s)) * s->dt);
-    }
-    const auto steps = static_cast<std::int64_t>(std::llround((tMax - tMin) / first.dt));
-    if (steps <= 0 || neurons <= 0) {
-        m_rate->data()->clear();
-        return;
-    }
-    const std::int64_t stepsPerBin = (steps + kMaxColumns - 1) / kMaxColumns;
-    const std::int64_t bins = (steps + stepsPerBin - 1) / stepsPerBin;
-    std::vector<double> counts(static_cast<std::size_t>(bins), 0.0);
-    for (const engine::TimeSeries* s : series) {
-        const std::int64_t n = stepsOf(*s) > 0 ? s->data.numel() / stepsOf(*s) : 0;
-        const auto offset = static_cast<std::int64_t>(std::llround((s->tStart - tMin) / first.dt));
-        const float* d = s->data.data();
-        for (std::int64_t t = 0; t < stepsOf(*s); ++t) {
-            double sum = 0.0;
-            for (std::int64_t k = 0; k < n; ++k) {
-                sum += d[t * n + k];
-            }
-            const std::int64_t bin = std::clamp<std::int64_t>((t + offset) / stepsPerBin, 0, bins - 1);
-            counts[static_cast<std::size_t>(bin)] += sum;
-        }
-    }
-    const double binSeconds = static_cast<double>(stepsPerBin) * first.dt;
-    QVector<QCPGraphData> points;
-    points.reserve(static_cast<int>(bins));
-    double peak = 0.0;
-    for (std::int64_t b = 0; b < bins; ++b) {
-        const double rate = counts[static_cast<std::size_t>(b)] / (static_cast<double>(neurons) * binSeconds);
-        peak = std::max(peak, rate);
-        points.append(QCPGraphData((tMin + (static_cast<double>(b) + 0.5) * binSeconds) * 1e3, rate));
-    }
-    m_rate->data()->set(points, true);
-    m_rate->valueAxis()->setRange(0.0, peak > 0.0 ? peak * 1.1 : 1.0);
+    replot(rpQueuedReplot);  // the caller's replot or the event loop draws it, once
 }
 
 }  // namespace spike::ui
