@@ -13,6 +13,7 @@
 #include <QMouseEvent>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using spike::engine::LIF;
@@ -45,6 +46,7 @@ private slots:
     void densityMeanIsTheAnalyticMean();
     void columnsFollowPaneWidth();
     void columnsCoverEveryStepOnce();
+    void slidingWindowMatchesFreshMeasure();
     void countQuantilesOfNonEmptyCells();
     void oneSampleSpikeShowsInItsColumn();
     void freezeKeepsDataUntilUnfrozen();
@@ -156,31 +158,120 @@ void TestTracePlot::columnsFollowPaneWidth()
     LIF layer(100, 100);
     Pane pane;
     pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(2000, 100, spike::test::sawtooth), false);
-    QCOMPARE(pane.plot.density().columns(), TracePlot::densityColumns(600, 2000));
-    // A wider pane re-bins its kept samples into more columns.
+    // 452 pixels over 2000 steps: 5 steps per column, 400 columns (at most one per pixel).
+    QCOMPARE(TracePlot::densityColumns(600, 2000), 452);
+    QCOMPARE(pane.plot.density().stepsPerColumn(), std::int64_t{5});
+    QCOMPARE(pane.plot.density().columns(), 400);
+    // A wider pane re-bins its kept samples into more columns: 752 pixels, 3 steps per column.
     pane.plot.show();
     pane.plot.resize(900, 400);
-    QTRY_COMPARE(pane.plot.density().columns(), TracePlot::densityColumns(900, 2000));
-    QCOMPARE(pane.plot.densityMap()->data()->keySize(), TracePlot::densityColumns(900, 2000));
+    QTRY_COMPARE(pane.plot.density().stepsPerColumn(), std::int64_t{3});
+    QCOMPARE(pane.plot.density().columns(), 667);
+    QCOMPARE(pane.plot.densityMap()->data()->keySize(), 667);
 }
 
 void TestTracePlot::columnsCoverEveryStepOnce()
 {
     spike::ui::TraceDensity density;
     const std::vector<float> samples(1000 * 3, 0.0F);
-    for (const int columns : {1, 7, 452, 999, 1000}) {
-        density.measure(samples.data(), 1000, 3, columns);
-        QCOMPARE(density.columns(), columns);
-        QCOMPARE(density.firstStep(0), std::int64_t{0});
-        QCOMPARE(density.firstStep(columns), std::int64_t{1000});
-        for (int c = 0; c < columns; ++c) {
-            QVERIFY(density.firstStep(c + 1) > density.firstStep(c));  // never empty
-        }
-        for (std::int64_t s = 0; s < 1000; ++s) {
-            const int c = density.columnOfStep(s);
-            QVERIFY(density.firstStep(c) <= s && s < density.firstStep(c + 1));
+    for (const std::int64_t start : {std::int64_t{0}, std::int64_t{1234}, std::int64_t{-7}}) {
+        for (const int columns : {1, 7, 452, 999, 1000}) {
+            density.update(samples.data(), start, 1000, 3, columns, false);
+            const std::int64_t k = (1000 + columns - 1) / columns;
+            QCOMPARE(density.stepsPerColumn(), k);
+            QVERIFY(density.columns() <= columns + 1);
+            QCOMPARE(density.firstStep(0), std::int64_t{0});
+            QCOMPARE(density.firstStep(density.columns()), std::int64_t{1000});
+            for (int c = 0; c < density.columns(); ++c) {
+                QVERIFY(density.firstStep(c + 1) > density.firstStep(c));  // never empty
+                if (c > 0) {
+                    // Boundaries sit on absolute multiples of k.
+                    QCOMPARE(((start + density.firstStep(c)) % k + k) % k, std::int64_t{0});
+                }
+            }
+            for (std::int64_t s = 0; s < 1000; ++s) {
+                const int c = density.columnOfStep(s);
+                QVERIFY(density.firstStep(c) <= s && s < density.firstStep(c + 1));
+            }
         }
     }
+}
+
+void TestTracePlot::slidingWindowMatchesFreshMeasure()
+{
+    // A live window: 1500 steps at most, a few steps appended per frame and the front dropped
+    // once full, with steps per column changing while it grows. The pane measured frame by
+    // frame must show exactly what a fresh pane shows for the last frame.
+    LIF layer(100, 100);
+    const auto value = [](std::int64_t t, std::int64_t n) {
+        return spike::test::charging(t, n) + ((t % 97 == 0 && n == 3) ? 2.0 : 0.0);
+    };
+    const auto window = [&](std::int64_t from, std::int64_t to) {
+        return makeSeries(to - from, 100, [&](std::int64_t t, std::int64_t n) { return value(from + t, n); },
+                          static_cast<double>(from) * 1e-3);
+    };
+    Pane live;
+    std::int64_t end = 0;
+    int partialFrames = 0;
+    for (int frame = 0; end < 2600; ++frame) {
+        end += 3 + frame % 11;
+        const std::int64_t from = std::max<std::int64_t>(0, end - 1500);
+        live.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), window(from, end), false);
+        const auto& d = live.plot.density();
+        // Once the steps per column settle, a frame re-reads the new columns and the two edges.
+        const int newColumns = static_cast<int>((13 + d.stepsPerColumn() - 1) / d.stepsPerColumn());
+        partialFrames += d.remeasuredColumns() <= newColumns + 2 ? 1 : 0;
+    }
+    QVERIFY2(partialFrames > 100, qPrintable(QString::number(partialFrames)));
+    Pane fresh;
+    fresh.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), window(end - 1500, end), false);
+    const auto& a = live.plot.density();
+    const auto& b = fresh.plot.density();
+    QCOMPARE(a.windowStart(), end - 1500);
+    QCOMPARE(a.stepsPerColumn(), b.stepsPerColumn());
+    QCOMPARE(a.columns(), b.columns());
+    QCOMPARE(a.bins(), b.bins());
+    QCOMPARE(a.dataMin(), b.dataMin());
+    QCOMPARE(a.dataMax(), b.dataMax());
+    QCOMPARE(a.peakCount(), b.peakCount());
+    for (int c = 0; c < a.columns(); ++c) {
+        QCOMPARE(a.firstStep(c), b.firstStep(c));
+        QCOMPARE(a.columnMin(c), b.columnMin(c));
+        QCOMPARE(a.columnMax(c), b.columnMax(c));
+        QCOMPARE(a.columnMean(c), b.columnMean(c));
+        for (int bin = 0; bin < a.bins(); ++bin) {
+            QCOMPARE(a.count(c, bin), b.count(c, bin));
+        }
+    }
+    for (std::int64_t t = 0; t < 1500; ++t) {
+        QCOMPARE(a.stepMean(t), b.stepMean(t));
+        QCOMPARE(live.plot.meanGraph()->data()->at(static_cast<int>(t))->value,
+                 fresh.plot.meanGraph()->data()->at(static_cast<int>(t))->value);
+    }
+    QCPColorMapData* cellsA = live.plot.densityMap()->data();
+    QCPColorMapData* cellsB = fresh.plot.densityMap()->data();
+    QCOMPARE(cellsA->keyRange(), cellsB->keyRange());
+    // The kept copy exports the same samples.
+    live.plot.prepareExport();
+    fresh.plot.prepareExport();
+    QCOMPARE(spike::ui::plotCsv(live.plot), spike::ui::plotCsv(fresh.plot));
+
+    // A restarted recording over the same steps (other samples) is measured afresh.
+    const auto restarted = makeSeries(1500, 100, [&](std::int64_t t, std::int64_t n) { return -value(end - 1500 + t, n); },
+                                      static_cast<double>(end - 1500) * 1e-3);
+    live.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), restarted, false);
+    fresh.plot.showTraces(layer, QStringLiteral("other"), QStringLiteral("vmem"), restarted, false);
+    QCOMPARE(live.plot.density().remeasuredColumns(), live.plot.density().columns());
+    for (int c = 0; c < a.columns(); ++c) {
+        QCOMPARE(a.columnMean(c), b.columnMean(c));
+        QCOMPARE(a.columnMin(c), b.columnMin(c));
+    }
+    // More traces from the same source: measured and kept afresh.
+    live.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"),
+                         makeSeries(1510, 120, value, static_cast<double>(end - 1500) * 1e-3), false);
+    QCOMPARE(live.plot.density().remeasuredColumns(), live.plot.density().columns());
+    live.plot.prepareExport();
+    QCOMPARE(live.plot.graphCount(), 1 + 120);
 }
 
 void TestTracePlot::countQuantilesOfNonEmptyCells()

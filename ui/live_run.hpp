@@ -94,7 +94,7 @@ std::string membraneSignal(const engine::Module& module);
 struct LiveRunOptions {
     int refreshIntervalMs = 33;               ///< [ms] GUI drain and redraw period
     std::int64_t maxWindowSteps = 20000;      ///< most steps kept in the rolling recording
-    std::int64_t maxWindowValues = 1 << 24;   ///< cap on window steps x traced channels (and on
+    std::int64_t maxWindowValues = 1 << 22;   ///< cap on window steps x traced channels (and on
                                               ///< a dense spike series in recording()); the
                                               ///< window shrinks to respect it
     std::int64_t maxWindowEvents = 1 << 23;   ///< cap on the events of one spike window; its

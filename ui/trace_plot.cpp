@@ -291,10 +291,13 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     const engine::Tensor& data = series.data;
     const std::int64_t steps = data.rank() >= 1 ? data.dim(0) : 0;
     const std::int64_t width = steps > 0 ? data.numel() / steps : 0;
+    const double previousDtMs = m_dtMs;
+    const int previousTraces = m_traces;
     m_steps = steps;
     m_traces = static_cast<int>(width);
     m_dtMs = series.dt * 1e3;
     m_t0Ms = series.tStart * 1e3;
+    m_firstStep = series.dt > 0.0 ? std::llround(series.tStart / series.dt) : 0;
     m_units = QString::fromStdString(series.units);
     const bool dense = width > kMaxTraces;
 
@@ -304,14 +307,21 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     if (dense) {
         removeLineGraphs();
         setLegendShown(false);
-        const bool keep = data.numel() <= kMaxKeptSamples;
-        m_samples.resize(keep ? static_cast<std::size_t>(data.numel()) : 0);
-        m_names.resize(static_cast<std::size_t>(width));
-        for (std::int64_t n = 0; n < width; ++n) {
-            m_names[static_cast<std::size_t>(n)] =
-                tr("n%1").arg(neurons.empty() ? n : neurons[static_cast<std::size_t>(n)]);
+        // The same series as last time (a live window that moved on): keep what it measured.
+        const QString source = path + QLatin1Char('\n') + signal;
+        const bool reuse = densityMode() && source == m_densitySource && neurons == m_densityNeurons &&
+                           m_dtMs == previousDtMs && m_traces == previousTraces;
+        if (!reuse) {
+            m_densitySource = source;
+            m_densityNeurons = neurons;
+            m_names.resize(static_cast<std::size_t>(width));
+            for (std::int64_t n = 0; n < width; ++n) {
+                m_names[static_cast<std::size_t>(n)] =
+                    tr("n%1").arg(neurons.empty() ? n : neurons[static_cast<std::size_t>(n)]);
+            }
         }
-        values = measureDensity(data.data(), keep ? m_samples.data() : nullptr);
+        keepSamples(data.data(), reuse);
+        values = measureDensity(data.data(), reuse);
         shown = static_cast<int>(width);
     } else {
         removeDensity();
@@ -368,7 +378,7 @@ void TracePlot::setFrozen(bool frozen)
     }
     m_frozen = frozen;
     updateTitle();
-    if (frozen && densityMode() && !m_samples.empty()) {
+    if (frozen && densityMode() && keptSamples() != nullptr) {
         m_idleExport.start();
     }
     replot(rpQueuedReplot);

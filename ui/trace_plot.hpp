@@ -4,17 +4,21 @@
 // traces), graphs and their buffers reused from one update to the next, adaptive sampling on
 // and no antialiasing once the data is dense.
 // Density view: above kMaxTraces traces, a QCPColorMap of how many traces pass through each
-// (time column, value bin) cell: densityColumns() columns, about one per pixel of the axis rect
-// (trace_density.hpp gives the envelope rule). A cell holds its count, or NaN (transparent)
+// (time column, value bin) cell: columns of k = ceil(T / densityColumns()) steps aligned to
+// absolute step multiples, so at most about one per pixel of the axis rect (trace_density.hpp
+// gives the alignment and the envelope rule). A cell holds its count, or NaN (transparent)
 // when empty; the colours span the 10 % to 99.5 % quantiles of the non-empty cells, so the busy
 // cells stand out over the full-height resets of every column and a lone trace keeps at least
 // the palest colour. A colour scale sits under the axis rect and the mean over the traces is
 // one graph on top (graph(0)).
-// Cost: every sample is read (no stride sampling, so a one-sample spike is never skipped).
-// Measured in Release on the shared, loaded 2-core build machine, 1000 traces x 16000 steps
-// take about 11 ms in showTraces() (7 ms of it the envelope pass, memory bound: 64 MB read
-// once) and 3 ms to replot; 64 line traces of 16000 steps take about 75 ms to replot (QPainter
-// polylines after QCustomPlot's adaptive sampling, ~1 ms per trace).
+// Cost: every sample is read (no stride sampling, so a one-sample spike is never skipped), but
+// only once: an update of the same series (same path, signal, selection and dt) re-reads only
+// the density columns whose steps changed and copies only the new steps (trace_density.hpp), so
+// a live window that slides or grows costs about the new steps x N plus the columns x (N + bins)
+// of binning. A different series, or new steps per column, is measured afresh: 1000 traces x
+// 16000 steps take about 11 ms (memory bound: 64 MB read once).
+// Line view: 64 line traces of 16000 steps take about 75 ms to replot (QPainter polylines after
+// QCustomPlot's adaptive sampling, ~1 ms per trace).
 // CSV export: a density pane keeps a copy of up to kMaxKeptSamples samples (made in the same
 // pass); prepareExport() adds one hidden graph per trace after the mean, so plotCsv() writes
 // "time_ms, mean, n0, n1, ..." with every sample. It also runs on its own once updates pause
@@ -79,8 +83,9 @@ public:
 
     /// Whether the traces are drawn as density cells rather than lines.
     bool densityMode() const { return m_map != nullptr; }
-    /// Density columns for a pane `paneWidth` pixels wide showing `steps` steps: one per pixel
-    /// of the axis rect, at most one per step, at least one.
+    /// Density columns requested for a pane `paneWidth` pixels wide showing `steps` steps: one
+    /// per pixel of the axis rect, at most one per step, at least one (the view uses
+    /// TraceDensity::stepsPerColumn() of it, so it may draw a few fewer).
     static int densityColumns(int paneWidth, std::int64_t steps);
     /// Density value bins for a pane `paneHeight` pixels high (about one per 2 pixels).
     static int densityBins(int paneHeight);
@@ -133,9 +138,18 @@ private:
     /// Line view of the first min(N, kMaxTraces) columns; returns the value range.
     QCPRange showLines(const float* data, std::int64_t steps, std::int64_t width,
                        const std::vector<std::int64_t>& neurons);
-    /// Measures the density of `samples` (m_steps x m_traces), copying them to `keep` when
-    /// given; returns the data's value range.
-    QCPRange measureDensity(const float* samples, float* keep);
+    /// Measures the density of `samples` (m_steps x m_traces, row 0 = absolute step
+    /// m_firstStep), keeping the columns measured last time when `reuse`; returns the data's
+    /// value range.
+    QCPRange measureDensity(const float* samples, bool reuse);
+    /// Keeps a copy of `samples` (m_steps x m_traces from m_firstStep) when small enough; with
+    /// `reuse` only the steps the copy lacks are copied.
+    void keepSamples(const float* samples, bool reuse);
+    /// The kept copy (m_steps x m_traces), or nullptr when none is kept.
+    const float* keptSamples() const
+    {
+        return m_keptSteps > 0 ? m_samples.data() + m_keptOffset : nullptr;
+    }
     /// Bins the measured density over [low, high] into the colour map.
     void fillDensityMap(double low, double high);
     void setValueRange(double low, double high);
@@ -157,6 +171,7 @@ private:
     // What is shown.
     int m_traces = 0;
     std::int64_t m_steps = 0;
+    std::int64_t m_firstStep = 0;  ///< absolute step of the first sample
     double m_t0Ms = 0.0;
     double m_dtMs = 1.0;
     QString m_units;
@@ -171,7 +186,12 @@ private:
     bool m_scaleInLayout = false;
     QCPGraph* m_mean = nullptr;
     std::vector<QCPGraph*> m_sampleGraphs;
-    std::vector<float> m_samples;  ///< (T, N) copy of the shown samples, up to kMaxKeptSamples
+    std::vector<float> m_samples;  ///< kept samples: m_keptOffset dropped floats, then (T, N)
+    std::size_t m_keptOffset = 0;
+    std::int64_t m_keptFirst = 0;  ///< absolute step of the first kept row
+    std::int64_t m_keptSteps = 0;  ///< rows kept (0: no copy)
+    QString m_densitySource;       ///< path and signal of the series measured last
+    std::vector<std::int64_t> m_densityNeurons;  ///< its selection
     std::vector<QString> m_names;  ///< label of each trace
     TraceDensity m_density;
     double m_binLow = 0.0;   ///< value range of the density bins

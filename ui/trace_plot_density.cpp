@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace spike::ui {
@@ -89,11 +90,51 @@ void TracePlot::removeDensity()
     setColourScaleShown(false);
     m_samples.clear();
     m_samples.shrink_to_fit();
+    m_keptOffset = 0;
+    m_keptSteps = 0;
+    m_densitySource.clear();
+    m_densityNeurons.clear();
     m_names.clear();
     m_density = TraceDensity();
 }
 
-QCPRange TracePlot::measureDensity(const float* samples, float* keep)
+void TracePlot::keepSamples(const float* samples, bool reuse)
+{
+    const auto traces = static_cast<std::int64_t>(m_traces);
+    const auto rowFloats = static_cast<std::size_t>(traces);
+    if (m_steps * traces > kMaxKeptSamples || m_steps == 0) {
+        m_samples.clear();
+        m_keptOffset = 0;
+        m_keptSteps = 0;
+        return;
+    }
+    const std::int64_t keptEnd = m_keptFirst + m_keptSteps;
+    const std::int64_t end = m_firstStep + m_steps;
+    // The copy's last row must still be there, unchanged, for the copy to be kept.
+    bool extend = reuse && m_keptSteps > 0 && m_firstStep >= m_keptFirst && keptEnd <= end && keptEnd > m_firstStep;
+    if (extend) {
+        const float* lastKept = keptSamples() + static_cast<std::size_t>(m_keptSteps - 1) * rowFloats;
+        const float* lastNew = samples + (keptEnd - 1 - m_firstStep) * traces;
+        extend = std::memcmp(lastKept, lastNew, rowFloats * sizeof(float)) == 0;
+    }
+    if (!extend) {
+        m_samples.assign(samples, samples + m_steps * traces);
+        m_keptOffset = 0;
+    } else {
+        // Drop the rows that left the window (compacted once they outnumber the rows kept),
+        // then append the new ones.
+        m_keptOffset += static_cast<std::size_t>(m_firstStep - m_keptFirst) * rowFloats;
+        if (m_keptOffset > m_samples.size() - m_keptOffset) {
+            m_samples.erase(m_samples.begin(), m_samples.begin() + static_cast<std::ptrdiff_t>(m_keptOffset));
+            m_keptOffset = 0;
+        }
+        m_samples.insert(m_samples.end(), samples + (keptEnd - m_firstStep) * traces, samples + m_steps * traces);
+    }
+    m_keptFirst = m_firstStep;
+    m_keptSteps = m_steps;
+}
+
+QCPRange TracePlot::measureDensity(const float* samples, bool reuse)
 {
     removeSampleGraphs();
     if (m_map == nullptr) {
@@ -110,27 +151,26 @@ QCPRange TracePlot::measureDensity(const float* samples, float* keep)
         m_map->setColorScale(m_scale);
     }
     const auto traces = static_cast<std::int64_t>(m_traces);
-    m_density.measure(samples, m_steps, traces, densityColumns(width(), m_steps), keep);
+    m_density.update(samples, m_firstStep, m_steps, traces, densityColumns(width(), m_steps), reuse);
 
     // The mean line: one point per step, on the same time stamps as the samples.
-    const std::vector<double>& means = m_density.stepMeans();
     const auto container = m_mean->data();
     if (container->size() == m_steps) {
         auto it = container->begin();
         for (std::int64_t t = 0; t < m_steps; ++t, ++it) {
             it->key = m_t0Ms + static_cast<double>(t) * m_dtMs;
-            it->value = means[static_cast<std::size_t>(t)];
+            it->value = m_density.stepMean(t);
         }
     } else {
         m_points.resize(static_cast<qsizetype>(m_steps));
         for (std::int64_t t = 0; t < m_steps; ++t) {
             m_points[static_cast<qsizetype>(t)] =
-                QCPGraphData(m_t0Ms + static_cast<double>(t) * m_dtMs, means[static_cast<std::size_t>(t)]);
+                QCPGraphData(m_t0Ms + static_cast<double>(t) * m_dtMs, m_density.stepMean(t));
         }
         container->set(m_points, true);
     }
     setNotAntialiasedElements(QCP::aePlottables);
-    if (!m_samples.empty()) {
+    if (keptSamples() != nullptr) {
         m_idleExport.start();
     }
     return {m_density.dataMin(), m_density.dataMax()};
@@ -145,10 +185,13 @@ void TracePlot::fillDensityMap(double low, double high)
     const int columns = m_density.columns();
     QCPColorMapData* cells = m_map->data();
     cells->setSize(columns, bins);
-    // Column c holds the samples of steps [c T/C, (c+1) T/C), drawn at t0 + step dt: its cell
-    // spans from half a step before its first sample to half a step before the next column's.
-    const double columnMs = static_cast<double>(m_steps) * m_dtMs / static_cast<double>(std::max(columns, 1));
-    const double firstCentre = m_t0Ms + 0.5 * columnMs - 0.5 * m_dtMs;
+    // Column c holds the samples of absolute steps [j k, (j+1) k) for j = firstColumn + c,
+    // drawn at t0 + (step - first) dt: its cell spans from half a step before step j k to half a
+    // step before step (j+1) k (the partial first and last columns overhang the data).
+    const auto perColumn = static_cast<double>(m_density.stepsPerColumn());
+    const double columnMs = perColumn * m_dtMs;
+    const auto firstColumnStep = static_cast<double>(m_density.firstColumn() * m_density.stepsPerColumn() - m_firstStep);
+    const double firstCentre = m_t0Ms + (firstColumnStep + 0.5 * perColumn - 0.5) * m_dtMs;
     const double binHeight = (high - low) / static_cast<double>(bins);
     cells->setRange(QCPRange(firstCentre, firstCentre + (static_cast<double>(columns) - 1.0) * columnMs),
                     QCPRange(low + 0.5 * binHeight, high - 0.5 * binHeight));
@@ -170,7 +213,8 @@ void TracePlot::fillDensityMap(double low, double high)
 
 void TracePlot::prepareExport()
 {
-    if (!densityMode() || !m_sampleGraphs.empty() || m_samples.empty()) {
+    const float* samples = keptSamples();
+    if (!densityMode() || !m_sampleGraphs.empty() || samples == nullptr) {
         return;
     }
     const auto traces = static_cast<std::int64_t>(m_traces);
@@ -179,7 +223,7 @@ void TracePlot::prepareExport()
         for (std::int64_t t = 0; t < m_steps; ++t) {
             m_points[static_cast<qsizetype>(t)] =
                 QCPGraphData(m_t0Ms + static_cast<double>(t) * m_dtMs,
-                             m_samples[static_cast<std::size_t>(t * traces + n)]);
+                             samples[t * traces + n]);
         }
         QCPGraph* graph = addGraph();
         graph->setName(m_names[static_cast<std::size_t>(n)]);
@@ -193,14 +237,15 @@ void TracePlot::resizeEvent(QResizeEvent* event)
 {
     QCustomPlot::resizeEvent(event);
     // The density resolution follows the pane's size.
-    if (!densityMode() || m_samples.empty()) {
+    if (!densityMode() || keptSamples() == nullptr) {
         return;
     }
-    if (densityColumns(width(), m_steps) == m_density.columns() && densityBins(height()) == m_density.bins()) {
+    if (TraceDensity::stepsPerColumn(m_steps, densityColumns(width(), m_steps)) == m_density.stepsPerColumn() &&
+        densityBins(height()) == m_density.bins()) {
         return;
     }
     const bool hadExport = !m_sampleGraphs.empty();
-    measureDensity(m_samples.data(), nullptr);
+    measureDensity(keptSamples(), true);
     fillDensityMap(m_binLow, m_binHigh);
     if (hadExport) {
         prepareExport();
