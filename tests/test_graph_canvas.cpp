@@ -541,7 +541,8 @@ private Q_SLOTS:
             for (QAction* a : plotActions(menu)) {
                 texts << a->text();
             }
-            QCOMPARE(texts, QStringList({"v [mV]", "i_exc [mV]", "i_inh [mV]", "refrac [steps]"}));
+            QCOMPARE(texts, QStringList({"v [mV]", "i_exc [mV]", "i_inh [mV]", "refrac [steps]",
+                                         "Spikes of chosen neurons (raster)"}));
             plotActions(menu)[1]->trigger();
             QCOMPARE(requests.size(), 1);
             QCOMPARE(requests[0][0].value<NodeId>(), f.doc.findNode("E"));
@@ -559,12 +560,14 @@ private Q_SLOTS:
             QCOMPARE(requests[1][0].value<NodeId>(), f.doc.findNode("bias"));
             QCOMPARE(requests[1][1].toString(), QString("out"));
         }
-        // A spiking output port adds nothing (its spikes are in the raster); the States stay.
+        // A spiking output port: the States and the spikes of chosen neurons, nothing twice.
         {
             QMenu menu;
             f.canvas.fillContextMenu(menu, at(f.canvas, port(f.item("E"), "spikes", false)));
-            QCOMPARE(plotActions(menu).size(), 4);
-            QCOMPARE(f.canvas.plotEntries(f.doc.findNode("E"), "spikes").size(), 4);
+            QCOMPARE(plotActions(menu).size(), 5);
+            QCOMPARE(f.canvas.plotEntries(f.doc.findNode("E"), "spikes").size(), 5);
+            plotActions(menu).back()->trigger();
+            QCOMPARE(requests.back()[1].toString(), QString("spikes"));
         }
         // The background offers no Plot.
         QMenu menu;

@@ -500,6 +500,42 @@ private Q_SLOTS:
         QCOMPARE(v.data.dim(1), std::int64_t{3});
     }
 
+    void spikesOfChosenNeurons()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kCuba));
+        // Plot ▸ Spikes for neurons 3, 700, 701 of E: the raster draws only those of E (rows
+        // labelled by their own indices), every neuron of I, and nothing else.
+        QString error;
+        QVERIFY2(w.plotSignal(QStringLiteral("E"), QStringLiteral("spikes"), QStringLiteral("3, 700-701"), &error),
+                 qPrintable(error));
+        QCOMPARE(w.plotPanes()->paneKeys().size(), std::size_t{1});  // no pane: the raster shows them
+        QVERIFY(w.runSteps(1500));
+        const spike::engine::Recording& rec = *w.lastRecording();
+        const auto& e = rec.at("E").at("spikes");
+        const auto& i = rec.at("I").at("spikes");
+        std::int64_t expected = 0;
+        for (std::int64_t t = 0; t < e.data.dim(0); ++t) {
+            for (const std::int64_t n : {3, 700, 701}) {
+                expected += e.data[t * 800 + n] > 0.0F ? 1 : 0;
+            }
+        }
+        QVERIFY(expected > 0);
+        expected += spike::ui::summariseSpikes([&] {
+                        spike::engine::Recording only;
+                        only["I"]["spikes"] = i;
+                        return only;
+                    }()).events;
+        QVERIFY(!w.rasterPlot()->densityMode());
+        QCOMPARE(w.rasterPlot()->dotCount(), expected);
+        QVERIFY2(w.rasterPlot()->yAxis->range().upper < 3 + 200, qPrintable(QString::number(w.rasterPlot()->yAxis->range().upper)));  // 3 rows of E, 200 of I
+        // "all" shows every neuron again.
+        QVERIFY(w.plotSignal(QStringLiteral("E"), QStringLiteral("spikes"), QStringLiteral("all")));
+        QVERIFY(w.rasterPlot()->neuronSelection("E").empty());
+        QVERIFY(w.rasterPlot()->yAxis->range().upper > 999);
+        QVERIFY(!w.plotSignal(QStringLiteral("E"), QStringLiteral("spikes"), QStringLiteral("900")));
+    }
+
     void runForRunsLive()
     {
         MainWindow w;

@@ -92,9 +92,10 @@ public:
     /// Whether the minimap overlay is showing.
     bool minimapVisible() const;
     /// What can be plotted from node `id`, as (menu text, signal) pairs: its output port
-    /// `port` first when `port` names a non-spiking output ("out" or a named port; a spiking
-    /// output's spikes are always in the raster), then every recordable State (membrane
-    /// potential, synaptic currents, refractory counter...). plotRequested() carries the signal.
+    /// `port` first when `port` names a non-spiking output ("out" or a named port), then every
+    /// recordable State (membrane potential, synaptic currents, refractory counter...), then
+    /// for a spiking module "spikes" (the raster shows chosen neurons of it). plotRequested()
+    /// carries the signal.
     QList<QPair<QString, QString>> plotEntries(NodeId id, const QString& port = {}) const;
     /// Fills `menu` with what right-clicking viewport position `viewPos` offers (a node or one
     /// of its ports, a wire, the background); contextMenuEvent() shows it.

@@ -411,6 +411,9 @@ QList<QPair<QString, QString>> GraphCanvas::plotEntries(NodeId id, const QString
         entries.append({view.spec->units.empty() ? name : QStringLiteral("%1 [%2]").arg(name, QString::fromStdString(view.spec->units)),
                         name});
     }
+    if (module->spikingOutput()) {
+        entries.append({tr("Spikes of chosen neurons (raster)"), QStringLiteral("spikes")});
+    }
     return entries;
 }
 

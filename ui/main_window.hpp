@@ -90,7 +90,9 @@ public:
     /// Opens a trace pane plotting `signal` of the module at `path` from the next samples on
     /// (the canvas' node or port menu ▸ Plot): a State ("i_exc", "refrac", "v", an LSTM's "h"),
     /// "out" (the whole output of a non-spiking module), a named non-spiking output port, or a
-    /// signal the module records ("value_prefix"). Modules inside a composite (a
+    /// signal the module records ("value_prefix"); "spikes" of a spiking module makes the
+    /// raster show only the chosen neurons of it (no pane; "all" shows every neuron again).
+    /// Modules inside a composite (a
     /// DynamicsNetwork's "lstm") are recorded through it. Selects the module. False, with the
     /// reason in `error` and the status bar, when the module has no such signal.
     /// `neurons` chooses which channels (neuron_selection.hpp: "all", "0-99", "1, 5, 7-9",

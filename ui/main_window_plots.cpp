@@ -80,6 +80,21 @@ bool MainWindow::plotSignal(const QString& path, const QString& signal, const QS
         return fail(tr("no module '%1'").arg(path));
     }
     QString why;
+    if (signal == QLatin1String("spikes") && module->spikingOutput()) {
+        // Spikes are in the raster: it shows only the chosen neurons of this module ("all" again
+        // shows every neuron).
+        const auto chosen = parseNeuronSelection(neurons, module->sizeOut(), &why);
+        if (!chosen) {
+            return fail(why);
+        }
+        m_rasterPlot->setNeuronSelection(path.toStdString(), *chosen);
+        m_panes->setRasterShown(true);
+        selectModule(path);
+        refreshPlots();
+        statusBar()->showMessage(chosen->empty() ? tr("The raster shows every neuron of %1").arg(path)
+                                                 : tr("The raster shows %L1 chosen neurons of %2").arg(chosen->size()).arg(path));
+        return true;
+    }
     const std::int64_t width = signalWidth(*module, signal.toStdString(), path, &why);
     if (width <= 0) {
         return fail(why);
@@ -168,6 +183,7 @@ void MainWindow::openDocumentPlots()
         m_panes->removeTracePane(request.key);
     }
     m_plotRequests.clear();
+    m_rasterPlot->clearNeuronSelections();
     showUsefulPanes();
     // A model file may name the panes to open with it: "plots": [{"path", "signal", "neurons"}].
     const nlohmann::json& extras = m_doc->extras();

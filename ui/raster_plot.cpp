@@ -195,12 +195,31 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
     showSpikes(root, windows, dt);
 }
 
+void RasterPlot::setNeuronSelection(const std::string& path, std::vector<std::int64_t> neurons)
+{
+    if (neurons.empty()) {
+        m_selections.erase(path);
+    } else {
+        m_selections[path] = std::move(neurons);
+    }
+}
+
+std::vector<std::int64_t> RasterPlot::neuronSelection(const std::string& path) const
+{
+    const auto found = m_selections.find(path);
+    return found == m_selections.end() ? std::vector<std::int64_t>{} : found->second;
+}
+
 void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& windows, double dt)
 {
     std::vector<Band> bands;
     std::int64_t rows = 0;
     std::int64_t events = 0;
     std::int64_t spikes = 0;
+    // A module with chosen neurons is drawn from a window of their events only (rows renumbered
+    // 0..k-1, labelled with the neurons' own indices); rebuilt per frame, O(its events).
+    m_selected.clear();
+    m_selected.reserve(windows.size());
     for (const auto& [pathStd, module] : root.namedModules()) {
         for (const NamedSpikeWindow& named : windows) {
             if (named.path != pathStd || named.window == nullptr || named.window->steps() <= 0 ||
@@ -214,10 +233,33 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
             }
             band.label = QStringLiteral("%1 (%2)").arg(label, QString::fromStdString(module->className()));
             band.window = named.window;
+            if (const auto chosen = m_selections.find(pathStd); chosen != m_selections.end()) {
+                const SpikeWindow& all = *named.window;
+                std::vector<std::int32_t> rowOf(static_cast<std::size_t>(all.width()), -1);
+                for (std::size_t k = 0; k < chosen->second.size(); ++k) {
+                    if (chosen->second[k] >= 0 && chosen->second[k] < all.width()) {
+                        rowOf[static_cast<std::size_t>(chosen->second[k])] = static_cast<std::int32_t>(k);
+                    }
+                }
+                std::vector<engine::SpikeEvent> kept;
+                for (const engine::SpikeEvent& e : all.events()) {
+                    if (const std::int32_t row = rowOf[static_cast<std::size_t>(e.neuron)]; row >= 0) {
+                        engine::SpikeEvent moved = e;
+                        moved.neuron = row;
+                        kept.push_back(moved);
+                    }
+                }
+                SpikeWindow& only = m_selected.emplace_back(static_cast<std::int64_t>(chosen->second.size()));
+                only.restart(all.firstStep());
+                only.append(kept, all.endStep());
+                band.window = &only;
+                band.neurons = &chosen->second;
+                band.label = tr("%1, %2 chosen").arg(band.label).arg(chosen->second.size());
+            }
             band.firstRow = rows;
-            rows += named.window->width();
-            events += named.window->eventCount();
-            spikes += named.window->spikeCount();
+            rows += band.window->width();
+            events += band.window->eventCount();
+            spikes += band.window->spikeCount();
             bands.push_back(band);
         }
     }
@@ -284,7 +326,8 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
         }
 
         for (std::int64_t n = 0; n < neurons; n += stride) {
-            m_neuronTicker->addTick(static_cast<double>(band.firstRow + n), QString::number(n));
+            const std::int64_t shown = band.neurons != nullptr ? (*band.neurons)[static_cast<std::size_t>(n)] : n;
+            m_neuronTicker->addTick(static_cast<double>(band.firstRow + n), QString::number(shown));
         }
         const double centre = static_cast<double>(band.firstRow) + static_cast<double>(neurons - 1) / 2.0;
         m_moduleTicker->addTick(centre, band.label);

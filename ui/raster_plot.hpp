@@ -36,6 +36,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace spike::engine {
@@ -83,6 +84,14 @@ public:
     /// Draws every window of `windows` that covers at least one step (modules of `root`, in
     /// root's tree order; windows whose path is not in `root` are left out), time step `dt` [s].
     void showSpikes(const engine::Module& root, const SpikeWindows& windows, double dt);
+    /// Shows only `neurons` (ascending indices) of the spiking module at `path` from the next
+    /// showSpikes() on, labelled by their own indices (Plot ▸ Spikes for chosen neurons); an
+    /// empty list shows all of them again.
+    void setNeuronSelection(const std::string& path, std::vector<std::int64_t> neurons);
+    /// Shows every neuron of every module again.
+    void clearNeuronSelections() { m_selections.clear(); }
+    /// The chosen neurons of the module at `path` (empty: all).
+    std::vector<std::int64_t> neuronSelection(const std::string& path) const;
     /// Removes every dot and explains why with `explanation` on the time axis label.
     void showEmpty(const QString& title, const QString& explanation);
 
@@ -101,6 +110,7 @@ private:
     /// One band of the raster: a module's window and where its rows start.
     struct Band {
         QString label;
+        const std::vector<std::int64_t>* neurons = nullptr;  ///< row n shows neuron (*neurons)[n]
         const SpikeWindow* window = nullptr;
         std::int64_t firstRow = 0;
         std::int64_t cellRows = 0;     ///< density: neuron bins of its colour map
@@ -141,6 +151,8 @@ private:
     std::vector<QCPAbstractPlottable*> m_bands;
     std::vector<std::int32_t> m_rowOf;  ///< density: neuron -> cell row of the band being drawn
     std::vector<DensityCache> m_densityCache;  ///< per band, top to bottom
+    std::map<std::string, std::vector<std::int64_t>> m_selections;  ///< path -> shown neurons
+    std::vector<SpikeWindow> m_selected;  ///< this frame's windows of the chosen neurons only
     // Density scratch of the band being drawn, reused across frames: spans and cells are swapped
     // with the band's cache; the histogram and large cells find the colour scale's peak.
     std::vector<std::pair<std::int64_t, std::int64_t>> m_spans;
