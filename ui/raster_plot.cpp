@@ -254,7 +254,7 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
                 only.append(kept, all.endStep());
                 band.window = &only;
                 band.neurons = &chosen->second;
-                band.label = tr("%1, %2 chosen").arg(band.label).arg(chosen->second.size());
+                band.label = tr("%1 · %2/%3").arg(label).arg(chosen->second.size()).arg(all.width());
             }
             band.firstRow = rows;
             rows += band.window->width();
