@@ -43,12 +43,8 @@ using spike::ui::LiveRunOptions;
 
 namespace {
 
-constexpr auto kWait = spike::tests::kLiveRunWait;
-using spike::tests::compareSeries;
-using spike::tests::evolveAll;
-using spike::tests::exampleJson;
-using spike::tests::loadExample;
-using spike::tests::poissonNetwork;
+using namespace spike::tests;  // the shared helpers (live_run_test_helpers.hpp)
+constexpr auto kWait = kLiveRunWait;
 
 /// "" when `live` holds rows [from, to) of every spiking series of `ref` and of the traced
 /// `tracePath.traceSignal` series (when given), and nothing else.

@@ -32,12 +32,8 @@ using spike::ui::LiveRunOptions;
 
 namespace {
 
-constexpr auto kWait = spike::tests::kLiveRunWait;
-using spike::tests::compareSeries;
-using spike::tests::evolveAll;
-using spike::tests::exampleJson;
-using spike::tests::loadExample;
-using spike::tests::poissonNetwork;
+using namespace spike::tests;  // the shared helpers (live_run_test_helpers.hpp)
+constexpr auto kWait = kLiveRunWait;
 
 /// lif_current_step.json with a LIF "extra" (5) fed by "lif".
 std::unique_ptr<Module> currentStepWithExtra()

@@ -33,12 +33,8 @@ using spike::ui::SpikeWindow;
 
 namespace {
 
-constexpr auto kWait = spike::tests::kLiveRunWait;
-using spike::tests::compareSeries;
-using spike::tests::evolveAll;
-using spike::tests::exampleJson;
-using spike::tests::loadExample;
-using spike::tests::poissonNetwork;
+using namespace spike::tests;  // the shared helpers (live_run_test_helpers.hpp)
+constexpr auto kWait = kLiveRunWait;
 
 /// The events of `ref` (a dense spike series from step 0) in steps [from, to).
 std::vector<SpikeEvent> eventsOf(const TimeSeries& ref, std::int64_t from, std::int64_t to)

@@ -235,23 +235,23 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
             band.window = named.window;
             if (const auto chosen = m_selections.find(pathStd); chosen != m_selections.end()) {
                 const SpikeWindow& all = *named.window;
-                std::vector<std::int32_t> rowOf(static_cast<std::size_t>(all.width()), -1);
+                m_selectedRow.assign(static_cast<std::size_t>(all.width()), -1);
                 for (std::size_t k = 0; k < chosen->second.size(); ++k) {
                     if (chosen->second[k] >= 0 && chosen->second[k] < all.width()) {
-                        rowOf[static_cast<std::size_t>(chosen->second[k])] = static_cast<std::int32_t>(k);
+                        m_selectedRow[static_cast<std::size_t>(chosen->second[k])] = static_cast<std::int32_t>(k);
                     }
                 }
-                std::vector<engine::SpikeEvent> kept;
+                m_selectedEvents.clear();
                 for (const engine::SpikeEvent& e : all.events()) {
-                    if (const std::int32_t row = rowOf[static_cast<std::size_t>(e.neuron)]; row >= 0) {
+                    if (const std::int32_t row = m_selectedRow[static_cast<std::size_t>(e.neuron)]; row >= 0) {
                         engine::SpikeEvent moved = e;
                         moved.neuron = row;
-                        kept.push_back(moved);
+                        m_selectedEvents.push_back(moved);
                     }
                 }
                 SpikeWindow& only = m_selected.emplace_back(static_cast<std::int64_t>(chosen->second.size()));
                 only.restart(all.firstStep());
-                only.append(kept, all.endStep());
+                only.append(m_selectedEvents, all.endStep());
                 band.window = &only;
                 band.neurons = &chosen->second;
                 band.label = tr("%1 · %2/%3").arg(label).arg(chosen->second.size()).arg(all.width());

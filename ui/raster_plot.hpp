@@ -153,6 +153,8 @@ private:
     std::vector<DensityCache> m_densityCache;  ///< per band, top to bottom
     std::map<std::string, std::vector<std::int64_t>> m_selections;  ///< path -> shown neurons
     std::vector<SpikeWindow> m_selected;  ///< this frame's windows of the chosen neurons only
+    std::vector<std::int32_t> m_selectedRow;            ///< neuron -> row among the chosen, or -1
+    std::vector<engine::SpikeEvent> m_selectedEvents;   ///< scratch: the chosen neurons' events
     // Density scratch of the band being drawn, reused across frames: spans and cells are swapped
     // with the band's cache; the histogram and large cells find the colour scale's peak.
     std::vector<std::pair<std::int64_t, std::int64_t>> m_spans;
