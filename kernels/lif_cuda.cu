@@ -13,6 +13,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/cuda_compat.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -147,7 +149,7 @@ __global__ void lifFeedForwardKernel(ChunkParams p)
 /// Dynamic shared memory holds the previous step's spikes of all nOut neurons.
 __global__ void __launch_bounds__(kRecurrentMaxThreads) lifRecurrentKernel(ChunkParams p)
 {
-    extern __shared__ float sPrev[];
+    SPIKE_DYNAMIC_SHARED(float, sPrev);
     const int nOut = p.nOut;
     const int nIn = p.nIn;
     const int nSyn = p.nSyn;
@@ -410,9 +412,9 @@ void lifForwardCuda(const LifProblem& p)
         const DeviceBuffer i0 = upload(p.initialIsyn, nIn, "initialIsyn");
         const DeviceBuffer s0 = upload(p.initialSpikes, nOut, "initialSpikes");
         const auto blocks = static_cast<unsigned>((bn + kFeedForwardBlock - 1) / kFeedForwardBlock);
-        lifInitStateKernel<<<blocks, kFeedForwardBlock>>>(v0.get(), i0.get(), s0.get(),
-                                                          p.batches, p.nOut, p.nSyn, v.get(),
-                                                          isyn.get(), s.get());
+        SPIKE_LAUNCH(lifInitStateKernel, blocks, kFeedForwardBlock, 0)
+            (v0.get(), i0.get(), s0.get(), p.batches, p.nOut, p.nSyn, v.get(), isyn.get(),
+             s.get());
         check(cudaGetLastError(), "launching the state initialisation kernel");
         check(cudaDeviceSynchronize(), "initialising the state");
     }
@@ -463,15 +465,15 @@ void lifForwardCuda(const LifProblem& p)
                  cudaMemcpyHostToDevice, "copying the input to the device");
         if (recurrent) {
             const auto threads = static_cast<unsigned>((nOut + 31) / 32 * 32);
-            lifRecurrentKernel<<<static_cast<unsigned>(batches), threads, nOut * sizeof(float)>>>(
-                cp);
+            const auto blocks = static_cast<unsigned>(batches);
+            SPIKE_LAUNCH(lifRecurrentKernel, blocks, threads, nOut * sizeof(float))(cp);
         } else {
             const auto blocks =
                 static_cast<unsigned>((bn + kFeedForwardBlock - 1) / kFeedForwardBlock);
             if (nSyn == 1) {
-                lifFeedForwardKernel<true><<<blocks, kFeedForwardBlock>>>(cp);
+                SPIKE_LAUNCH(lifFeedForwardKernel<true>, blocks, kFeedForwardBlock, 0)(cp);
             } else {
-                lifFeedForwardKernel<false><<<blocks, kFeedForwardBlock>>>(cp);
+                SPIKE_LAUNCH(lifFeedForwardKernel<false>, blocks, kFeedForwardBlock, 0)(cp);
             }
         }
         check(cudaGetLastError(), "launching the LIF kernel");

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/cuda_compat.hpp"
+
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -407,7 +409,7 @@ void zeroFloats(float* dst, std::int64_t count)
     if (count == 0) {
         return;
     }
-    zeroKernel<<<blocksFor(count), kBlock>>>(dst, count);
+    SPIKE_LAUNCH(zeroKernel, blocksFor(count), kBlock, 0)(dst, count);
     checkLaunch("zeroKernel");
 }
 
@@ -426,7 +428,8 @@ void addRows(float* dst, std::int64_t dstPitch, const float* src, std::int64_t s
     if (width == 0 || rows == 0) {
         return;
     }
-    addRowsKernel<<<blocksFor(width * rows), kBlock>>>(dst, dstPitch, src, srcPitch, width, rows);
+    SPIKE_LAUNCH(addRowsKernel, blocksFor(width * rows), kBlock, 0)
+        (dst, dstPitch, src, srcPitch, width, rows);
     checkLaunch("addRowsKernel");
 }
 
@@ -438,8 +441,8 @@ void gatherColumns(const float* src, std::int64_t srcPitch, std::int64_t rows,
     if (rows == 0 || count == 0) {
         return;
     }
-    gatherColumnsKernel<<<blocksFor(rows * count), kBlock>>>(
-        src, srcPitch, rows, reinterpret_cast<const long long*>(columns), count, dst);
+    SPIKE_LAUNCH(gatherColumnsKernel, blocksFor(rows * count), kBlock, 0)
+        (src, srcPitch, rows, reinterpret_cast<const long long*>(columns), count, dst);
     checkLaunch("gatherColumnsKernel");
 }
 
@@ -452,7 +455,7 @@ std::int64_t firstNonFinite(const float* data, std::int64_t count)
     DeviceArray<unsigned long long> first(1, "the non-finite scan result");
     const unsigned long long none = ULLONG_MAX;
     copyBytes(first.data(), &none, sizeof(none), CopyKind::HostToDevice);
-    firstNonFiniteKernel<<<blocksFor(count), kBlock>>>(data, count, first.data());
+    SPIKE_LAUNCH(firstNonFiniteKernel, blocksFor(count), kBlock, 0)(data, count, first.data());
     checkLaunch("firstNonFiniteKernel");
     unsigned long long result = none;
     copyBytes(&result, first.data(), sizeof(result), CopyKind::DeviceToHost);
@@ -472,7 +475,8 @@ void lifStepsCuda(const LifDevice& layer, const float* in, std::int64_t steps, f
     if (layer.wRec == nullptr) {
         LifDevice p = layer;
         p.irec = nullptr;
-        lifKernel<<<blocksFor(layer.n), kBlock>>>(p, in, steps, out, recVmem, recIsyn, nullptr);
+        SPIKE_LAUNCH(lifKernel, blocksFor(layer.n), kBlock, 0)
+            (p, in, steps, out, recVmem, recIsyn, nullptr);
         checkLaunch("lifKernel");
         return;
     }
@@ -480,14 +484,14 @@ void lifStepsCuda(const LifDevice& layer, const float* in, std::int64_t steps, f
         throw std::invalid_argument("CUDA kernels: a recurrent LIF needs its irec scratch array");
     }
     for (std::int64_t t = 0; t < steps; ++t) {
-        lifRecurrentInputKernel<<<blocksFor(nIn), kBlock>>>(layer.s, layer.wRec, layer.n, nIn,
-                                                            layer.irec);
+        SPIKE_LAUNCH(lifRecurrentInputKernel, blocksFor(nIn), kBlock, 0)
+            (layer.s, layer.wRec, layer.n, nIn, layer.irec);
         checkLaunch("lifRecurrentInputKernel");
-        lifKernel<<<blocksFor(layer.n), kBlock>>>(
-            layer, in + t * nIn, 1, out + t * layer.n,
-            recVmem != nullptr ? recVmem + t * layer.n : nullptr,
-            recIsyn != nullptr ? recIsyn + t * nIn : nullptr,
-            recIrec != nullptr ? recIrec + t * nIn : nullptr);
+        SPIKE_LAUNCH(lifKernel, blocksFor(layer.n), kBlock, 0)
+            (layer, in + t * nIn, 1, out + t * layer.n,
+             recVmem != nullptr ? recVmem + t * layer.n : nullptr,
+             recIsyn != nullptr ? recIsyn + t * nIn : nullptr,
+             recIrec != nullptr ? recIrec + t * nIn : nullptr);
         checkLaunch("lifKernel");
     }
 }
@@ -499,7 +503,8 @@ void lifRefracStepsCuda(const LifRefracDevice& layer, const float* in, std::int6
     if (steps == 0 || layer.n == 0) {
         return;
     }
-    lifRefracKernel<<<blocksFor(layer.n), kBlock>>>(layer, in, steps, out, recV, recI, recRho);
+    SPIKE_LAUNCH(lifRefracKernel, blocksFor(layer.n), kBlock, 0)
+        (layer, in, steps, out, recV, recI, recRho);
     checkLaunch("lifRefracKernel");
 }
 
@@ -510,8 +515,8 @@ void cubaStepsCuda(const CubaDevice& layer, const float* in, std::int64_t steps,
     if (steps == 0 || layer.n == 0) {
         return;
     }
-    cubaKernel<<<blocksFor(layer.n), kBlock>>>(layer, in, steps, out, recV, recIExc, recIInh,
-                                               recRefrac);
+    SPIKE_LAUNCH(cubaKernel, blocksFor(layer.n), kBlock, 0)
+        (layer, in, steps, out, recV, recIExc, recIInh, recRefrac);
     checkLaunch("cubaKernel");
 }
 
@@ -525,8 +530,8 @@ void denseDeliverCuda(const float* weight, std::int64_t nSrc, std::int64_t nDst,
     if (steps == 0 || nDst == 0 || nSrc == 0) {
         return;
     }
-    denseKernel<<<blocksFor(steps * nDst), kBlock>>>(weight, nSrc, nDst, pre, preStride, steps,
-                                                     post, postStride);
+    SPIKE_LAUNCH(denseKernel, blocksFor(steps * nDst), kBlock, 0)
+        (weight, nSrc, nDst, pre, preStride, steps, post, postStride);
     checkLaunch("denseKernel");
 }
 
@@ -544,8 +549,8 @@ void oneToOneDeliverCuda(const float* weight, std::int64_t weightCount, std::int
     if (steps == 0 || n == 0) {
         return;
     }
-    oneToOneKernel<<<blocksFor(steps * n), kBlock>>>(weight, weightCount, n, pre, preStride, steps,
-                                                     post, postStride);
+    SPIKE_LAUNCH(oneToOneKernel, blocksFor(steps * n), kBlock, 0)
+        (weight, weightCount, n, pre, preStride, steps, post, postStride);
     checkLaunch("oneToOneKernel");
 }
 
@@ -570,15 +575,15 @@ std::int64_t sparseDeliverCuda(const SparseDevice& projection, std::int64_t head
         float* dst = postRow;
         if (d > 0) {
             dst = projection.pending + head * projection.nDst;
-            sparseDrainKernel<<<blocksFor(projection.nDst), kBlock>>>(dst, projection.nDst,
-                                                                      postRow);
+            SPIKE_LAUNCH(sparseDrainKernel, blocksFor(projection.nDst), kBlock, 0)
+                (dst, projection.nDst, postRow);
             checkLaunch("sparseDrainKernel");
             head = (head + 1) % d;
         }
         if (projection.nSrc > 0) {
-            sparseScatterKernel<<<scatterBlocks, kBlock>>>(
-                reinterpret_cast<const long long*>(projection.rowStart), projection.targets,
-                projection.weight, projection.nSrc, pre + t * preStride, dst);
+            SPIKE_LAUNCH(sparseScatterKernel, scatterBlocks, kBlock, 0)
+                (reinterpret_cast<const long long*>(projection.rowStart), projection.targets,
+                 projection.weight, projection.nSrc, pre + t * preStride, dst);
             checkLaunch("sparseScatterKernel");
         }
     }
