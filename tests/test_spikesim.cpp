@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace spike::engine;  // NOLINT: test file
 namespace fs = std::filesystem;
@@ -163,6 +164,40 @@ private slots:
                  qPrintable(badSignal.err));
         const Outcome badBackend = runSpikesim({"run", networkExample(), "--steps", "10", "--backend", "gpu"});
         QVERIFY(badBackend.exitCode != 0);
+    }
+
+    void cudaRunEqualsCpuRun()
+    {
+        // `spikesim run cuba_network.json --backend cuda` writes the CPU run's recordings: the
+        // same spikes of every neuron at every step, and the same membrane traces bit for bit
+        // (0/1 spikes through one shared weight per projection sum alike in any order).
+        const Outcome probe = runSpikesim({"run", networkExample(), "--steps", "1", "--backend", "cuda"});
+        if (probe.exitCode != 0 && !qEnvironmentVariableIsSet("SPIKE_EXPECT_GPU")) {
+            QSKIP(qPrintable("no CUDA device: " + probe.err.trimmed()));
+        }
+        QVERIFY2(probe.exitCode == 0, qPrintable(probe.err));
+        QTemporaryDir dir;
+        const QStringList records{"--record", "E.spikes", "--record", "I.spikes", "--record",
+                                  "E.v", "--record", "I.i_inh"};
+        std::map<QString, Outcome> runs;
+        for (const QString backend : {"cpu", "cuda"}) {
+            runs[backend] = runSpikesim(QStringList{"run", networkExample(), "--steps", "1500",
+                                                    "--backend", backend, "--out",
+                                                    dir.filePath(backend)} + records);
+            QVERIFY2(runs[backend].exitCode == 0, qPrintable(runs[backend].err));
+            QVERIFY2(runs[backend].out.contains("backend " + backend), qPrintable(runs[backend].out));
+        }
+        const auto spikeSummary = [](const QString& out) { return out.section("spikes ", -1); };
+        QCOMPARE(spikeSummary(runs["cuda"].out), spikeSummary(runs["cpu"].out));
+        for (const char* signal : {"E.spikes", "I.spikes", "E.v", "I.i_inh"}) {
+            const QString name = QString(signal) + ".npy";
+            const Tensor cpu = npy::load(dir.filePath("cpu/" + name).toStdString());
+            const Tensor cuda = npy::load(dir.filePath("cuda/" + name).toStdString());
+            QCOMPARE(cuda.shape(), cpu.shape());
+            QVERIFY2(cuda.identical(cpu), signal);
+        }
+        const Tensor spikes = npy::load(dir.filePath("cpu/E.spikes.npy").toStdString());
+        QVERIFY(spikes.flat().sum() > 100.0F);
     }
 
     void errorsAreOneLineAndLeaveNoFiles()
