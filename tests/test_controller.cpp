@@ -293,6 +293,47 @@ private slots:
         QVERIFY(bitEqual(t.values, take(ref, rv).values));
     }
 
+    void cudaStretchInTheMiddleOfARun()
+    {
+        // A noise-free LIF runs on the device under the CUDA backend. CPU, then CUDA, then CPU
+        // again, States handed over at each switch: the recording equals an all-CPU run bit for
+        // bit, spikes and membrane alike.
+        SimulationController ref(makeNet(0.0F), chunked(32));
+        const ProbeId rv = ref.addProbe(kVmem, 100000);
+        const ProbeId rs = ref.addProbe(kSpikes, 100000);
+        ref.step(240);
+        QVERIFY(ref.waitIdle(kWait));
+
+        SimulationController c(makeNet(0.0F), chunked(32));
+        const ProbeId v = c.addProbe(kVmem, 100000);
+        const ProbeId s = c.addProbe(kSpikes, 100000);
+        c.step(60);
+        const CommandId cuda = c.setBackend(BackendKind::Cuda);
+        QVERIFY(c.waitIdle(kWait));
+        const auto events = c.takeEvents();
+        if (findEvent(events, Kind::ExecutorRebuilt, cuda) == nullptr) {
+            const ControllerEvent* error = findEvent(events, Kind::Error, cuda);
+            QVERIFY(error != nullptr);
+            if (qEnvironmentVariableIsSet("SPIKE_EXPECT_GPU")) {
+                QFAIL(error->message.c_str());
+            }
+            QSKIP(("no CUDA backend: " + error->message).c_str());
+        }
+        QCOMPARE(c.backendName(), std::string("cuda"));
+        c.step(120);
+        c.setBackend(BackendKind::Cpu);
+        c.step(60);
+        QVERIFY(c.waitIdle(kWait));
+        QCOMPARE(c.backendName(), std::string("cpu"));
+        const Trace tv = take(c, v);
+        QVERIFY(tv.contiguous);
+        QCOMPARE(tv.end, std::int64_t{240});
+        QVERIFY(bitEqual(tv.values, take(ref, rv).values));
+        const Trace want = take(ref, rs);
+        QVERIFY(want.events.size() > 10);
+        QCOMPARE(take(c, s).events, want.events);
+    }
+
     void probeErrors()
     {
         SimulationController c(makeNet(), chunked(16));
