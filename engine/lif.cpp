@@ -270,11 +270,7 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, const Tra
     const float* __restrict th = m_thresholdN.data();
     const Tensor* wRec = m_hasRec ? &value(m_wRec) : nullptr;
 
-    const auto drawNoise = [&] {
-        for (std::int64_t i = 0; i < n; ++i) {
-            noise[i] = noiseScale * static_cast<float>(m_rng.normal());
-        }
-    };
+    const auto drawNoise = [&] { m_rng.fillNormal(noise, n, noiseScale); };
 
     if (steps == 0) {
         return;

@@ -1,11 +1,15 @@
 // Random: a small, fast, platform-independent random generator (xoshiro256** seeded through
 // splitmix64) with uniform and Box–Muller normal draws. std::normal_distribution differs between
 // standard libraries; this does not, so seeded runs are bit-reproducible everywhere.
+// fillNormal() draws many float normals at once for per-step noise: one 64-bit draw per pair,
+// and Box–Muller evaluated in plain float32 arithmetic (own log, sin and cos polynomials, no
+// libm), so its loop vectorises and its values are the same on every IEEE machine.
 // Not thread-safe: each module owns its own generator.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace spike::engine {
 
@@ -25,6 +29,7 @@ public:
             s = z ^ (z >> 31U);
         }
         m_hasSpare = false;
+        m_hasSpareFloat = false;
     }
 
     std::uint64_t next()
@@ -64,12 +69,23 @@ public:
         return r * std::cos(theta);
     }
 
+    /// out[k] = scale * z_k for k < n, z_k standard normal draws of the float stream: pairs
+    /// (r cos θ, r sin θ) with u1 from the high 31 bits of one next() (r = sqrt(-2 ln u1), at
+    /// most 6.65) and θ = 2π u2 from 24 of its low bits. Successive calls continue one stream (an
+    /// odd n keeps the pair's second value for the next call), so filling n values at once or in
+    /// any pieces gives the same values. Separate from normal()'s stream and spare.
+    void fillNormal(float* out, std::int64_t n, float scale);
+
 private:
     static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
     std::uint64_t m_s[4]{};
     double m_spare = 0.0;
     bool m_hasSpare = false;
+    float m_spareFloat = 0.0F;
+    bool m_hasSpareFloat = false;
+    std::vector<std::uint64_t> m_bits;  ///< fillNormal's scratch (grows once, then reused)
+    std::vector<float> m_z;             ///< fillNormal's scratch: z pairs
 };
 
 }  // namespace spike::engine
