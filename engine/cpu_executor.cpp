@@ -15,6 +15,9 @@
 // a node's whole output row delivers from the lists (deliverListed()), any other edge from the
 // dense rows. A one-row input whose edges all deliver from lists is zeroed after its node ran by
 // undoing those deliveries (Projection::clearListed()), so the next gather skips the memset.
+// A trace that only probes of some of its channels read (the membranes of 1000 of 10^5
+// neurons) is recorded by its runner for just the union of those channels when the runner can
+// (NodeRunner::selectTraceChannels()), so the rows hold only what the probes copy.
 // Nothing here allocates after construction and setProbes().
 // Thread: the thread that owns the module tree.
 #include "backend.hpp"
@@ -38,7 +41,9 @@ struct NodeBuffers {
     bool inClear = false;                ///< oneRow: `in` is all zero (cleared after its use)
     std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
     std::vector<TraceInfo> traces;
-    std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × width, or empty
+    std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × traceWidth, or empty
+    std::vector<std::int64_t> traceWidth;       ///< per trace: values per row (its width, or the
+                                                ///< number of channels selected)
     std::vector<float*> traceTargets;           ///< scratch passed to run()
     bool lists = false;                    ///< spike lists kept for the output rows
     std::vector<std::int32_t> listIndices; ///< (maxChunk + 1) × sizeOut, rows as in `out`
@@ -83,6 +88,7 @@ public:
                 b.runner = p.module->makeRunner();
                 b.traces = b.runner->traces();
                 b.traceRows.resize(b.traces.size());
+                b.traceWidth.resize(b.traces.size());
                 b.traceTargets.assign(b.traces.size(), nullptr);
                 b.lists = options.spikeLists && b.runner->listsSpikes();
             }
@@ -108,7 +114,12 @@ public:
                 rows.clear();
                 rows.shrink_to_fit();
             }
+            for (std::size_t k = 0; k < b.traces.size(); ++k) {
+                b.runner->selectTraceChannels(k, {});
+                b.traceWidth[k] = b.traces[k].width;
+            }
         }
+        selectChannels(resolved);
         std::vector<ProbeInfo> infos;
         const auto rows = static_cast<std::size_t>(maxChunkSteps());
         for (auto& p : resolved) {
@@ -117,6 +128,7 @@ public:
                 auto& buffer = b.traceRows[static_cast<std::size_t>(p.trace)];
                 if (buffer.empty()) {  // shared by every probe of this trace; never reallocated
                     buffer.assign(rows * static_cast<std::size_t>(p.rowWidth), 0.0F);
+                    b.traceWidth[static_cast<std::size_t>(p.trace)] = p.rowWidth;
                 }
             }
             // A probe of whole rows reads the rows in place (valid until the next advance()).
@@ -351,7 +363,7 @@ private:
         for (std::size_t k = 0; k < b.traces.size(); ++k) {
             b.traceTargets[k] = b.traceRows[k].empty()
                                     ? nullptr
-                                    : b.traceRows[k].data() + t0 * b.traces[k].width;
+                                    : b.traceRows[k].data() + t0 * b.traceWidth[k];
         }
         const float* in = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
         float* out = b.out.data() + (t0 + 1) * p.sizeOut;
@@ -359,6 +371,75 @@ private:
             b.runner->runListing(in, n, out, b.traceTargets, b.listRows(p.sizeOut).from(t0 + 1));
         } else {
             b.runner->run(in, n, out, b.traceTargets);
+        }
+    }
+
+    /// For each trace that only probes of some channels read: asks its runner to record just
+    /// the union of their channels (ascending) and re-expresses those probes in that narrower
+    /// row (a probe reading all of it becomes whole-row, read in place).
+    void selectChannels(std::vector<ResolvedProbe>& probes)
+    {
+        const auto whole = [](const ResolvedProbe& p) {
+            return p.indices.empty() && p.offset == 0 && p.info.width == p.rowWidth;
+        };
+        const auto channelsOf = [](const ResolvedProbe& p) {
+            if (!p.indices.empty()) {
+                return p.indices;
+            }
+            std::vector<std::int64_t> range(static_cast<std::size_t>(p.info.width));
+            for (std::size_t k = 0; k < range.size(); ++k) {
+                range[k] = p.offset + static_cast<std::int64_t>(k);
+            }
+            return range;
+        };
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+            const ResolvedProbe& first = probes[i];
+            if (first.trace < 0) {
+                continue;
+            }
+            // Every probe of this trace; the first one found decides (earlier ones did).
+            std::vector<std::size_t> same;
+            bool anyWhole = false;
+            bool seenBefore = false;
+            for (std::size_t j = 0; j < probes.size(); ++j) {
+                if (probes[j].node == first.node && probes[j].trace == first.trace) {
+                    seenBefore = seenBefore || j < i;
+                    anyWhole = anyWhole || whole(probes[j]);
+                    same.push_back(j);
+                }
+            }
+            if (seenBefore || anyWhole) {
+                continue;
+            }
+            std::vector<std::int64_t> channels;
+            for (const std::size_t j : same) {
+                const std::vector<std::int64_t> c = channelsOf(probes[j]);
+                channels.insert(channels.end(), c.begin(), c.end());
+            }
+            std::sort(channels.begin(), channels.end());
+            channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
+            NodeBuffers& b = m_nodes[static_cast<std::size_t>(first.node)];
+            if (!b.runner->selectTraceChannels(static_cast<std::size_t>(first.trace), channels)) {
+                continue;
+            }
+            const auto width = static_cast<std::int64_t>(channels.size());
+            for (const std::size_t j : same) {
+                ResolvedProbe& p = probes[j];
+                std::vector<std::int64_t> positions = channelsOf(p);
+                for (std::int64_t& c : positions) {
+                    c = std::lower_bound(channels.begin(), channels.end(), c) - channels.begin();
+                }
+                p.rowWidth = width;
+                p.offset = 0;
+                p.indices = std::move(positions);
+                bool identity = p.info.width == width;
+                for (std::int64_t k = 0; identity && k < width; ++k) {
+                    identity = p.indices[static_cast<std::size_t>(k)] == k;
+                }
+                if (identity) {
+                    p.indices.clear();
+                }
+            }
         }
     }
 

@@ -267,8 +267,8 @@ void CUBALIF::runBatch(const float* input, std::int64_t steps, float* spikesOut,
                              pMemInh, vRest, vTh, vReset, refracSteps, z);
         }
         for (std::size_t k = 0; k < state.size(); ++k) {
-            if (traces[k] != nullptr) {
-                std::copy(state[k], state[k] + n, traces[k] + t * n);
+            if (traces[k]) {
+                traces[k].write(t, state[k], n);
             }
         }
     }

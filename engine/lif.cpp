@@ -251,9 +251,9 @@ void LIF::prepareEvolve()
 
 void LIF::runBatch(const float* input, std::int64_t steps, float* out, const TraceTargets& traces)
 {
-    float* recV = traces[0];
-    float* recI = traces[1];
-    float* recR = m_hasRec ? traces[2] : nullptr;
+    const TraceTarget& recV = traces[0];
+    const TraceTarget& recI = traces[1];
+    const TraceTarget recR = m_hasRec ? traces[2] : TraceTarget{};
     const std::int64_t n = sizeOut();
     const std::int64_t nIn = sizeIn();
     const std::int64_t nsyn = m_nSyn;
@@ -291,11 +291,11 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, const Tra
             } else {
                 fusedStep<false, false>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
             }
-            if (recV != nullptr) {
-                std::copy(v, v + n, recV + t * n);
+            if (recV) {
+                recV.write(t, v, n);
             }
-            if (recI != nullptr) {
-                std::copy(isyn, isyn + n, recI + t * n);
+            if (recI) {
+                recI.write(t, isyn, n);
             }
         }
         std::copy(out + (steps - 1) * n, out + steps * n, s);
@@ -316,8 +316,8 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, const Tra
             for (std::int64_t j = 0; j < nIn; ++j) {
                 isyn[j] = spike::kernels::lifSynapse(isyn[j] + x[j], irec[j], beta[j]);
             }
-            if (recR != nullptr) {
-                std::copy(irec, irec + nIn, recR + t * nIn);
+            if (recR) {
+                recR.write(t, irec, nIn);
             }
         } else {
             for (std::int64_t j = 0; j < nIn; ++j) {
@@ -347,11 +347,11 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, const Tra
                 membraneStep<false>(n, v, sums, alpha, noise, bias, th, maxSpikes, s, spikesOut);
             }
         }
-        if (recV != nullptr) {
-            std::copy(v, v + n, recV + t * n);
+        if (recV) {
+            recV.write(t, v, n);
         }
-        if (recI != nullptr) {
-            std::copy(isyn, isyn + nIn, recI + t * nIn);
+        if (recI) {
+            recI.write(t, isyn, nIn);
         }
     }
 }

@@ -275,9 +275,9 @@ void LIFRefrac::runBatch(const float* input, std::int64_t steps, float* spikesOu
                          const TraceTargets& traces)
 {
     const std::int64_t n = sizeOut();
-    float* recV = traces[0];
-    float* recI = traces[1];
-    float* recRho = traces[2];
+    const TraceTarget& recV = traces[0];
+    const TraceTarget& recI = traces[1];
+    const TraceTarget& recRho = traces[2];
     float* __restrict v = m_v.data();
     float* __restrict cur = m_i.data();
     float* __restrict rho = m_r.data();
@@ -296,14 +296,14 @@ void LIFRefrac::runBatch(const float* input, std::int64_t steps, float* spikesOu
         } else {
             refracStep<false>(n, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
         }
-        if (recV != nullptr) {
-            std::copy(v, v + n, recV + t * n);
+        if (recV) {
+            recV.write(t, v, n);
         }
-        if (recI != nullptr) {
-            std::copy(cur, cur + n, recI + t * n);
+        if (recI) {
+            recI.write(t, cur, n);
         }
-        if (recRho != nullptr) {
-            std::copy(rho, rho + n, recRho + t * n);
+        if (recRho) {
+            recRho.write(t, rho, n);
         }
     }
     if (steps > 0) {

@@ -40,9 +40,17 @@ public:
         for (const auto& t : layer.traces()) {
             m_traces.push_back({t.name, t.step.numel(), t.units});
         }
+        m_channels.resize(m_traces.size());
+        m_targets.resize(m_traces.size());
     }
 
     std::vector<TraceInfo> traces() const override { return m_traces; }
+
+    bool selectTraceChannels(std::size_t trace, const std::vector<std::int64_t>& channels) override
+    {
+        m_channels.at(trace) = channels;
+        return true;
+    }
 
     void load() override
     {
@@ -58,7 +66,12 @@ public:
     void run(const float* in, std::int64_t steps, float* out,
              const std::vector<float*>& traceTargets) override
     {
-        m_layer->runBatch(in, steps, out, traceTargets);
+        for (std::size_t k = 0; k < m_targets.size(); ++k) {
+            const std::vector<std::int64_t>& channels = m_channels[k];
+            m_targets[k] = {traceTargets[k], channels.empty() ? nullptr : channels.data(),
+                            static_cast<std::int64_t>(channels.size())};
+        }
+        m_layer->runBatch(in, steps, out, m_targets);
         m_layer->advanceSteps(steps);
     }
 
@@ -87,6 +100,8 @@ public:
 private:
     NeuronLayer* m_layer;
     std::vector<TraceInfo> m_traces;
+    std::vector<std::vector<std::int64_t>> m_channels;  ///< per trace; empty = whole rows
+    NeuronLayer::TraceTargets m_targets;                ///< scratch for runBatch()
     std::vector<NeuronLayer::CarriedState> m_carried;
 };
 
@@ -120,15 +135,16 @@ Tensor NeuronLayer::evolveImpl(const TensorView& input, const Recorder& recorder
     prepareEvolve();
 
     std::vector<Tensor> finals(carried.size());
-    TraceTargets targets(offered.size(), nullptr);
+    TraceTargets targets(offered.size());
     for (std::int64_t b = 0; b < batches; ++b) {
         for (const auto& c : carried) {
             const Tensor& stored = value(c.state);
             std::copy(stored.data(), stored.data() + stored.numel(), c.work->data());
         }
         for (std::size_t k = 0; k < offered.size(); ++k) {
-            targets[k] = wanted[k] ? recorded[k].data() + b * steps * offered[k].step.numel()
-                                   : nullptr;
+            targets[k].data = wanted[k]
+                                  ? recorded[k].data() + b * steps * offered[k].step.numel()
+                                  : nullptr;
         }
         runBatch(input.data() + b * steps * nIn, steps, output.data() + b * steps * n, targets);
         if (b == 0) {

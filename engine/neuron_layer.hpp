@@ -16,6 +16,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,9 +56,31 @@ protected:
         Shape step;        ///< shape of one step's values, e.g. (N,) or (N, n_synapses)
         std::string units;
     };
-    /// Where one batch element's traces go, one pointer per traces() entry (to T * step.numel()
-    /// floats), or nullptr when that trace is not recorded.
-    using TraceTargets = std::vector<float*>;
+    /// Where one batch element's trace goes: per step t, either all step.numel() values at
+    /// data + t * step.numel() (channels == nullptr), or only channels[0..count) of them, in that
+    /// order, at data + t * count (a probe of a few neurons of a large population). data ==
+    /// nullptr: not recorded.
+    struct TraceTarget {
+        float* data = nullptr;
+        const std::int64_t* channels = nullptr;
+        std::int64_t count = 0;
+
+        explicit operator bool() const { return data != nullptr; }
+        /// Writes step t's values (`width` floats at `row`).
+        void write(std::int64_t t, const float* row, std::int64_t width) const
+        {
+            if (channels == nullptr) {
+                std::copy(row, row + width, data + t * width);
+                return;
+            }
+            float* dst = data + t * count;
+            for (std::int64_t k = 0; k < count; ++k) {
+                dst[k] = row[channels[k]];
+            }
+        }
+    };
+    /// One entry per traces() entry.
+    using TraceTargets = std::vector<TraceTarget>;
 
     /// The States the dynamics carry from step to step, with their working arrays.
     virtual std::vector<CarriedState> carriedStates() = 0;

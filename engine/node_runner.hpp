@@ -55,6 +55,15 @@ public:
     /// Advances the module's elapsed-step counter. `traceTargets` has traces().size() entries.
     virtual void run(const float* in, std::int64_t steps, float* out,
                      const std::vector<float*>& traceTargets) = 0;
+    /// From the next run() on, trace `trace` writes only `channels` (indices into its width, in
+    /// this order): traceTargets[trace] then receives (steps, channels.size()) rows. An empty
+    /// list restores whole rows. Returns false, changing nothing, when this runner writes whole
+    /// rows only (the default; an empty list is always accepted).
+    virtual bool selectTraceChannels(std::size_t trace, const std::vector<std::int64_t>& channels)
+    {
+        static_cast<void>(trace);
+        return channels.empty();
+    }
     /// Whether the output is sparse spikes worth listing per step (neuron populations).
     virtual bool listsSpikes() const { return false; }
     /// run(), and besides writes step t's non-zero output channels, ascending, to list row t of

@@ -556,6 +556,48 @@ private Q_SLOTS:
         }
     }
 
+    void probesOfSomeNeuronsEqualThoseColumns_data()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<bool>("lockStep");
+        for (const char* b : {"cpu", "cuda"}) {
+            QTest::addRow("%s batched", b) << QString(b) << false;
+            QTest::addRow("%s lock-step", b) << QString(b) << true;
+        }
+    }
+    void probesOfSomeNeuronsEqualThoseColumns()
+    {
+        // Probes that read only some channels of a trace (the CPU then records just those) give
+        // exactly those columns of the whole trace, overlapping, repeated and unordered alike,
+        // under both schedules.
+        QFETCH(QString, backend);
+        QFETCH(bool, lockStep);
+        SKIP_IF_UNAVAILABLE(backend);
+        constexpr std::int64_t kSteps = 90;
+        const Tensor drive = randomInput(kSteps, 6, 14, -1.0F, 3.0F, 0.3F);
+        auto wholeNet = chainNetwork();
+        auto wholeEx = makeOn(backend, *wholeNet, 16, lockStep);
+        const Run whole = advanceAll(
+            *wholeEx, {{"a", "vmem", {}}, {"a", "isyn", {}}, {"b", "v", {}}}, &drive, 6, 10, kSteps);
+        auto net = chainNetwork();
+        auto ex = makeOn(backend, *net, 16, lockStep);
+        const std::vector<ProbeRequest> some{{"a", "vmem", {7, 3, 3, 9}}, {"a", "vmem", {3, 0}},
+                                             {"a", "isyn", {19, 2}}, {"b", "v", {4}},
+                                             {"b", "i", {}}};
+        const Run part = advanceAll(*ex, some, &drive, 6, 10, kSteps);
+        expectValues(part.probes[0], columns(whole.probes[0], 10, {7, 3, 3, 9}), true,
+                     "vmem 7 3 3 9");
+        expectValues(part.probes[1], columns(whole.probes[0], 10, {3, 0}), true, "vmem 3 0");
+        expectValues(part.probes[2], columns(whole.probes[1], 20, {19, 2}), true, "isyn 19 2");
+        expectValues(part.probes[3], columns(whole.probes[2], 10, {4}), true, "b.v 4");
+        QCOMPARE(part.probes[4].size(), static_cast<std::size_t>(kSteps * 10));
+        QVERIFY(std::any_of(part.probes[0].begin(), part.probes[0].end(),
+                            [](float v) { return v != 0.0F; }));
+        // The whole-row probe set again: whole rows again.
+        const Run again = advanceAll(*ex, {{"a", "vmem", {}}}, &drive, 6, 10, 20);
+        QCOMPARE(again.probes[0].size(), static_cast<std::size_t>(20 * 10));
+    }
+
     void probeErrorsNameWhatExists_data() { addBackendRows(); }
     void probeErrorsNameWhatExists()
     {
