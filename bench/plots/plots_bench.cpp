@@ -175,7 +175,7 @@ int main(int argc, char** argv)
     CLI::App cli{"Live plots under load: frames per second and simulation slowdown (offscreen)"};
     int neurons = 100000;
     int traces = 1000;
-    std::int64_t steps = 5000;
+    std::int64_t steps = 20000;
     int refreshMs = 16;
     cli.add_option("--neurons", neurons, "neurons in the layer (raster rows)")->check(CLI::Range(1000, 10000000));
     cli.add_option("--traces", traces, "membrane traces streamed")->check(CLI::Range(1, 100000));
