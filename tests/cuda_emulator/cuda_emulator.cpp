@@ -96,7 +96,7 @@ bool inDevice(const void* ptr, std::size_t bytes)
     }
     --it;
     const std::uintptr_t end = it->first + it->second.bytes;
-    return address <= end && bytes <= end - address && (bytes > 0 || address <= end);
+    return address <= end && bytes <= end - address;
 }
 
 /// Whether [ptr, ptr + bytes) touches any live allocation.
@@ -411,10 +411,8 @@ cudaError_t cudaFree(void* ptr)
         std::lock_guard lock(g_memoryMutex);
         const auto it = g_allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
         if (it == g_allocations.end()) {
-            t_detail = "cudaFree: " + describe(ptr) + " is not the start of a device allocation";
-            t_lastError = cudaErrorInvalidDevicePointer;
-            std::fprintf(stderr, "CUDA emulator: %s\n", t_detail.c_str());
-            return cudaErrorInvalidDevicePointer;
+            return fail(cudaErrorInvalidDevicePointer,
+                        "cudaFree: " + describe(ptr) + " is not the start of a device allocation");
         }
         g_liveBytes -= it->second.bytes;
         g_allocations.erase(it);
