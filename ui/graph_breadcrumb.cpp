@@ -52,9 +52,13 @@ void GraphBreadcrumb::refresh()
             connect(doc, &GraphDocument::nodeRenamed, this, &GraphBreadcrumb::refresh);
         }
     }
+    // A crumb's click opens another network, which refreshes the crumbs while that button's
+    // click is still being handled: the old buttons go once control is back in the event loop.
     while (QLayoutItem* item = m_layout->takeAt(0)) {
-        if (item->widget() != m_hint) {
-            delete item->widget();
+        if (QWidget* w = item->widget(); w != nullptr && w != m_hint) {
+            w->hide();
+            w->disconnect(this);
+            w->deleteLater();
         }
         delete item;
     }

@@ -179,8 +179,37 @@ void Inspector::setDocument(GraphDocument* doc)
 
 void Inspector::showNode(NodeId id)
 {
-    m_node = m_doc != nullptr && m_doc->contains(id) ? id : NodeId{};
+    const NodeId node = m_doc != nullptr && m_doc->contains(id) ? id : NodeId{};
+    if (node.valid() && node == m_node && rowsMatchModule()) {
+        // The same module with the same rows: update the editors in place. Rebuilding would
+        // delete an editor that may be handling the very event that led here.
+        updateHeader();
+        refreshAll();
+        refreshStatistics();
+        return;
+    }
+    m_node = node;
     rebuild();
+}
+
+bool Inspector::rowsMatchModule() const
+{
+    const engine::Module* m = m_doc != nullptr ? m_doc->module(m_node) : nullptr;
+    if (m == nullptr) {
+        return m_rows.empty();
+    }
+    const std::vector<engine::AttributeView> views = m->attributes();
+    if (views.size() != m_rows.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < views.size(); ++i) {
+        const Row& row = m_rows[i];
+        if (row.name != views[i].spec->name ||
+            AttributeEditor::kindFor(*views[i].spec, *views[i].value) != row.editor->kind()) {
+            return false;
+        }
+    }
+    return true;
 }
 
 QStringList Inspector::families() const
@@ -263,11 +292,31 @@ void Inspector::setFamilyFilter(const QString& family)
 
 // ---- building --------------------------------------------------------------------------------
 
+void Inspector::retire(QWidget* container)
+{
+    // An editor in `container` may be the sender of the event being handled (Return in a spin
+    // box, a wheel turn over a combo box): the container is emptied of behaviour now and
+    // deleted once control is back in the event loop. Its editors stop committing first, so the
+    // focus leaving a hidden spin box cannot write its text into the next module shown.
+    if (container == nullptr) {
+        return;
+    }
+    for (AttributeEditor* editor : container->findChildren<AttributeEditor*>()) {
+        editor->setCommit({});
+    }
+    for (QObject* child : container->findChildren<QObject*>()) {
+        child->blockSignals(true);
+    }
+    container->hide();
+    container->setParent(nullptr);
+    container->deleteLater();
+}
+
 void Inspector::clearRows()
 {
     m_rows.clear();
     for (int g = 0; g < 3; ++g) {
-        delete m_inner[g];
+        retire(m_inner[g]);
         m_inner[g] = new QWidget(m_groups[g]);
         auto* grid = new QGridLayout(m_inner[g]);
         grid->setContentsMargins(0, 0, 0, 0);
@@ -454,7 +503,7 @@ void Inspector::applyFilter()
 void Inspector::rebuildStatistics()
 {
     m_statistics.clear();
-    delete m_statisticsInner;
+    retire(m_statisticsInner);
     m_statisticsInner = new QWidget(m_statisticsGroup);
     auto* grid = new QGridLayout(m_statisticsInner);
     grid->setContentsMargins(0, 0, 0, 0);

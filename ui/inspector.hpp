@@ -106,6 +106,11 @@ private:
     };
 
     void rebuild();
+    /// Whether the rows shown are exactly the shown module's attributes, in order, each with
+    /// the editor kind its value calls for (then an update needs no rebuild).
+    bool rowsMatchModule() const;
+    /// Takes a container of rows out of the inspector and deletes it later (see inspector.cpp).
+    static void retire(QWidget* container);
     void clearRows();
     void updateHeader();
     void addRow(const engine::AttributeView& view);

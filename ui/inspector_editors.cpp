@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -142,6 +143,26 @@ bool AttributeEditor::commit(const engine::AttributeValue& value, const QString&
     return m_commit ? m_commit(value, step) : false;
 }
 
+void AttributeEditor::guardWheel(QWidget* input)
+{
+    input->setFocusPolicy(Qt::StrongFocus);
+    input->installEventFilter(this);
+}
+
+bool AttributeEditor::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Wheel) {
+        auto* input = qobject_cast<QWidget*>(watched);
+        if (input != nullptr && !input->hasFocus()) {
+            // Not delivered to the input; ignored, so QApplication hands it to the parents up
+            // to the scroll area, which scrolls.
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 // ---- EnumEditor --------------------------------------------------------------------------------
 
 EnumEditor::EnumEditor(const engine::AttributeSpec& spec, QWidget* parent)
@@ -153,6 +174,7 @@ EnumEditor::EnumEditor(const engine::AttributeSpec& spec, QWidget* parent)
     for (const auto& choice : m_spec.choices) {
         m_combo->addItem(QString::fromStdString(choice));
     }
+    guardWheel(m_combo);
     connect(m_combo, &QComboBox::currentIndexChanged, this, [this](int index) {
         // A choice is a step of its own (switching modes twice is two steps to undo).
         if (index >= 0) {
@@ -202,11 +224,13 @@ ScalarEditor::ScalarEditor(const engine::AttributeSpec& spec, const engine::Tens
     }
     m_real->setKeyboardTracking(false);
     m_real->setMinimumWidth(90);
+    guardWheel(m_real);
     layout->addWidget(m_real);
     connect(m_real, &QDoubleSpinBox::valueChanged, this, [this](double v) { commitNumber(v); });
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setRange(0, kSliderSteps);
     m_slider->setMinimumWidth(80);
+    guardWheel(m_slider);
     layout->addWidget(m_slider, 1);
     chooseSliderRange(value.numel() > 0 ? value[0] : 0.0);
     connect(m_slider, &QSlider::valueChanged, this,
@@ -336,6 +360,7 @@ ArrayEditor::ArrayEditor(const engine::AttributeSpec& spec, const engine::Tensor
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setPrefix(tr("seed "));
     m_seed->setToolTip(tr("Seed of Randomise: the same seed gives the same values"));
+    guardWheel(m_seed);
     for (QWidget* w : {static_cast<QWidget*>(setAll), static_cast<QWidget*>(scale),
                        static_cast<QWidget*>(randomise), static_cast<QWidget*>(m_seed)}) {
         actions->addWidget(w);

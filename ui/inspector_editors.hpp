@@ -67,6 +67,11 @@ public:
 protected:
     /// Hands `value` to the commit function; false when refused or when there is none.
     bool commit(const engine::AttributeValue& value, const QString& step = QString());
+    /// Makes `input` (a spin box, combo box or slider) take focus only by click or Tab, and
+    /// pass the mouse wheel on to the inspector's scroll area unless it has the focus, as in
+    /// every property editor: scrolling the inspector never changes a value by accident.
+    void guardWheel(QWidget* input);
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     engine::AttributeSpec m_spec;
     bool m_derived = false;

@@ -341,8 +341,11 @@ void MainWindow::onAttributeChanged(NodeId id, const QString& name)
     if (name == QLatin1String("dt")) {
         showTimeStep();
     }
+    // The inspector updates its own editors in place (Inspector::onAttributeChanged); rebuilding
+    // it here would delete the editor whose key, wheel or click event is still being handled.
+    // Only what the plots show of the module (threshold lines) is read again.
     if (id == m_inspected) {
-        showInInspector(id);
+        refreshPlots();
     }
 }
 

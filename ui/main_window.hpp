@@ -82,6 +82,8 @@ public:
     bool runSteps(int steps, QString* error = nullptr);
     /// Runs freely for `seconds` of wall time with the plots redrawing live, then pauses.
     bool runFor(double seconds, QString* error = nullptr);
+    /// Whether the simulation is running freely (Run pressed, not paused).
+    bool isRunning() const;
     /// Resets the simulation to step 0 and empties the plots.
     void resetState();
     /// Selects the module at dotted `path` ("" is the root) in the tree, the canvas (showing its

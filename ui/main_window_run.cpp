@@ -218,6 +218,11 @@ void MainWindow::resetState()
     statusBar()->showMessage(tr("State reset: the next run starts at t = 0 from the initial states"));
 }
 
+bool MainWindow::isRunning() const
+{
+    return m_run && m_run->isRunning();
+}
+
 void MainWindow::toggleRun()
 {
     if (m_run && m_run->isRunning()) {
