@@ -80,6 +80,11 @@ MainWindow::~MainWindow()
     m_inspector->setDocument(nullptr);
     m_tree->setDocument(nullptr);
     m_canvas->setDocument(nullptr);
+    // The document is destroyed with the window's children, after this body: its undo stack
+    // clears itself then and signals indexChanged, which must not reach a MainWindow that is
+    // already gone (found by the AddressSanitizer build's Qt object-type assertion).
+    disconnect(m_doc->undoStack(), nullptr, this, nullptr);
+    disconnect(m_doc, nullptr, this, nullptr);
 }
 
 const engine::Module* MainWindow::model() const
