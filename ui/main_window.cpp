@@ -80,11 +80,14 @@ MainWindow::~MainWindow()
     m_inspector->setDocument(nullptr);
     m_tree->setDocument(nullptr);
     m_canvas->setDocument(nullptr);
-    // The document is destroyed with the window's children, after this body: its undo stack
-    // clears itself then and signals indexChanged, which must not reach a MainWindow that is
-    // already gone (found by the AddressSanitizer build's Qt object-type assertion).
+    // The children (document, file, canvas, docks...) are destroyed after this body, and some
+    // signal on the way (the undo stack clearing itself: indexChanged, cleanChanged, which the
+    // file turns into windowTitleChanged) must not reach a MainWindow that is already gone
+    // (found by the AddressSanitizer build's Qt object-type assertion): cut them all here.
     disconnect(m_doc->undoStack(), nullptr, this, nullptr);
-    disconnect(m_doc, nullptr, this, nullptr);
+    for (QObject* child : findChildren<QObject*>()) {
+        disconnect(child, nullptr, this, nullptr);
+    }
 }
 
 const engine::Module* MainWindow::model() const
