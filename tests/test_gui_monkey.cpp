@@ -328,11 +328,19 @@ private Q_SLOTS:
         // the monkey closes what is open, the calls return and the top loop ends.
         bool queued = false;
         int inFlight = 0;
+        bool reportedLate = false;
         QObject::connect(&driver, &QTimer::timeout, &loop, [&] {
             if (queued) {
                 return;
             }
             const bool stopping = clock.elapsed() >= budgetMs;
+            if (!reportedLate && clock.elapsed() >= budgetMs + 30000) {
+                // Still not back at the top loop half a minute after the time was up: say where
+                // it is, so a hang is diagnosed rather than only timed out.
+                reportedLate = true;
+                qWarning("%s: still running 30 s after its time (%d events sent, %d nested); last events:\n  %s",
+                         qPrintable(example), monkey.events(), inFlight, qPrintable(monkey.history()));
+            }
             if (stopping && inFlight == 0) {
                 loop.quit();
                 return;
