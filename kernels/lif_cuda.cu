@@ -1,5 +1,5 @@
 // CUDA LIF kernels and their launcher lifForwardCuda(); see lif_cuda.hpp for the interface and
-// engine/lif.hpp for the equations.
+// engine/neurons/lif.hpp for the equations.
 //
 // One thread per (batch element, neuron) loops over time. Feed-forward layers use a flat grid;
 // recurrent layers use one block per batch element whose threads exchange the previous step's

@@ -2,7 +2,7 @@
 //
 // Owns nothing between calls: lifForwardCuda() allocates device memory, copies the problem in,
 // runs the whole time loop on the device and copies the results out before returning. The
-// arithmetic is engine/lif.cpp's runBatch(), built from the same kernels/lif_math.hpp functions
+// arithmetic is engine/neurons/lif.cpp's runBatch(), built from the same kernels/lif_math.hpp functions
 // in the same order and compiled without FMA contraction, so spikes match the CPU exactly and
 // traces to float32 rounding (bit-exact where the recurrent sums are exact). Membrane noise is
 // not supported (noise_std 0). Built with CUDA the functions live in lif_cuda.cu and
@@ -38,7 +38,7 @@ CudaDeviceInfo queryCudaDevice();
 inline constexpr std::int64_t kMaxRecurrentNeurons = 1024;
 
 /// One LIF evolution, all arrays float32 on the host in C (row-major) order. Input channel j
-/// feeds neuron j / nSyn, synapse j % nSyn, as in engine/lif.hpp.
+/// feeds neuron j / nSyn, synapse j % nSyn, as in engine/neurons/lif.hpp.
 struct LifProblem {
     std::int64_t batches = 0;  ///< B
     std::int64_t steps = 0;    ///< T

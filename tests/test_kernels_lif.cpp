@@ -5,9 +5,9 @@
 // carried-over state, chunked transfers and max_spikes_per_dt clamping. Recurrent weights are
 // multiples of 1/256 so that spikes @ w_rec sums exactly in any order (the CPU uses Eigen's GEMV,
 // the GPU sums in neuron order). Device comparisons skip with the reason when no device is usable.
-#include "engine/lif.hpp"
-#include "engine/recording.hpp"
-#include "engine/tensor.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/core/recording.hpp"
+#include "engine/tensor/tensor.hpp"
 #include "kernels/lif_cuda.hpp"
 
 #include <QtTest>

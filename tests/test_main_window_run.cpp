@@ -3,7 +3,7 @@
 // one spike, density cells for large networks, the rate strip), runs continue in time, attribute
 // edits reach the run and structural edits rebuild it and continue, run controls, Plot ▸ with neuron selections,
 // exports and the teaching demos. Runs with QT_QPA_PLATFORM=offscreen.
-#include "main_window_test_helpers.hpp"
+#include "tests/main_window_test_helpers.hpp"
 #include "ui/document_file.hpp"
 #include "ui/document_tree.hpp"
 #include "ui/graph_commands.hpp"
@@ -19,13 +19,13 @@
 #include "ui/raster_plot.hpp"
 #include "ui/trace_plot.hpp"
 
-#include "engine/attribute.hpp"
-#include "engine/backend.hpp"
-#include "engine/cuba_lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/network.hpp"
-#include "engine/npy.hpp"
+#include "engine/core/attribute.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/network/network.hpp"
+#include "engine/tensor/npy.hpp"
 
 #include <QAction>
 #include <QClipboard>

@@ -4,7 +4,7 @@
 // drag payload (MIME round trip and the tree's own mimeData).
 #include "ui/palette_widget.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QLineEdit>
 #include <QMimeData>

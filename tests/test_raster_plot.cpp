@@ -10,8 +10,8 @@
 // Offscreen.
 #include "ui/raster_plot.hpp"
 
-#include "engine/lif.hpp"
-#include "engine/network.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/network/network.hpp"
 
 #include <QtTest/QtTest>
 

@@ -6,7 +6,7 @@
 // newest one; fromDense() and toDense() are inverse; toDense() with fewer steps keeps the last.
 #include "ui/spike_window.hpp"
 
-#include "engine/error.hpp"
+#include "engine/tensor/error.hpp"
 
 #include <QtTest/QtTest>
 

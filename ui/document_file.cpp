@@ -1,10 +1,10 @@
 // DocumentFile: open/save/recent files/examples/autosave for one GraphDocument. See
 // document_file.hpp and docs/editor-files.md.
-#include "document_file.hpp"
+#include "ui/document_file.hpp"
 
-#include "engine/error.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
 
 #include <QDir>
 #include <QFile>

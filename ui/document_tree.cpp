@@ -1,7 +1,7 @@
 // DocumentTree: item building and the incremental updates. See document_tree.hpp.
-#include "document_tree.hpp"
+#include "ui/document_tree.hpp"
 
-#include "engine/network.hpp"
+#include "engine/network/network.hpp"
 
 #include <QHeaderView>
 #include <QItemSelection>

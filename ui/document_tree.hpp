@@ -15,7 +15,7 @@
 // Thread: GUI thread only.
 #pragma once
 
-#include "graph_document.hpp"
+#include "ui/graph_document.hpp"
 
 #include <QList>
 #include <QPointer>

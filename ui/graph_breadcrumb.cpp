@@ -1,7 +1,7 @@
 // GraphBreadcrumb. See graph_breadcrumb.hpp.
-#include "graph_breadcrumb.hpp"
+#include "ui/graph_breadcrumb.hpp"
 
-#include "graph_canvas.hpp"
+#include "ui/graph_canvas.hpp"
 
 #include <QHBoxLayout>
 #include <QLabel>

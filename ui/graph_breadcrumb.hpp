@@ -5,7 +5,7 @@
 // Thread: GUI thread only.
 #pragma once
 
-#include "graph_document.hpp"
+#include "ui/graph_document.hpp"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,11 +1,11 @@
 // GraphCanvas: scene upkeep from the document's signals, command-pushing interaction,
 // navigation and the minimap overlay (GraphMinimap, private to this file).
 // Thread: GUI thread only.
-#include "graph_canvas.hpp"
+#include "ui/graph_canvas.hpp"
 
-#include "graph_commands.hpp"
-#include "graph_node_item.hpp"
-#include "graph_wire_item.hpp"
+#include "ui/graph_commands.hpp"
+#include "ui/graph_node_item.hpp"
+#include "ui/graph_wire_item.hpp"
 
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>

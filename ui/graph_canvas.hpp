@@ -23,8 +23,8 @@
 // Thread: GUI thread only.
 #pragma once
 
-#include "graph_document.hpp"
-#include "graph_layout.hpp"
+#include "ui/graph_document.hpp"
+#include "ui/graph_layout.hpp"
 
 #include <QGraphicsView>
 #include <QList>

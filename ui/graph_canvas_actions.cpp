@@ -4,15 +4,15 @@
 // and changes nothing. The clipboard holds a copyFragment() as MIME type fragmentMimeType() (and
 // as text), so a fragment copied in one window pastes into any other SpikeStudio document.
 // Thread: GUI thread only.
-#include "graph_canvas.hpp"
+#include "ui/graph_canvas.hpp"
 
-#include "graph_commands.hpp"
-#include "graph_node_item.hpp"
-#include "graph_wire_item.hpp"
-#include "palette_widget.hpp"
+#include "ui/graph_commands.hpp"
+#include "ui/graph_node_item.hpp"
+#include "ui/graph_wire_item.hpp"
+#include "ui/palette_widget.hpp"
 
-#include "engine/error.hpp"
-#include "engine/module_factory.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QApplication>
 #include <QClipboard>

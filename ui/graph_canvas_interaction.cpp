@@ -1,11 +1,11 @@
 // GraphCanvas, user interaction: selection sync, command-pushing mouse and key handling, zoom,
 // pan, fit, grid background and context menus. Scene upkeep lives in graph_canvas.cpp.
 // Thread: GUI thread only.
-#include "graph_canvas.hpp"
+#include "ui/graph_canvas.hpp"
 
-#include "graph_commands.hpp"
-#include "graph_node_item.hpp"
-#include "graph_wire_item.hpp"
+#include "ui/graph_commands.hpp"
+#include "ui/graph_node_item.hpp"
+#include "ui/graph_wire_item.hpp"
 
 #include <QContextMenuEvent>
 #include <QGraphicsPathItem>

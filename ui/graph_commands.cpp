@@ -1,10 +1,10 @@
 // EditJournal, the command base and the simple commands (add, delete, move, connect,
 // disconnect, rename, set attribute). Group, ungroup, copy and paste are in graph_grouping.cpp.
 // See graph_commands.hpp.
-#include "graph_commands.hpp"
+#include "ui/graph_commands.hpp"
 
-#include "engine/module_factory.hpp"
-#include "engine/projection.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/core/projection.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,9 +1,9 @@
 // GraphDocument: id registry, roles, layout extras and the edit primitives. See
 // graph_document.hpp.
-#include "graph_document.hpp"
+#include "ui/graph_document.hpp"
 
-#include "engine/module_factory.hpp"
-#include "engine/projection.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/core/projection.hpp"
 
 #include <QVariantList>
 #include <QVariantMap>

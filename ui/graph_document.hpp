@@ -16,8 +16,8 @@
 // Thread: GUI thread only.
 #pragma once
 
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
 
 #include <QMetaType>
 #include <QObject>

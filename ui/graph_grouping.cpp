@@ -15,9 +15,9 @@
 // cycle is refused with the engine's reason). Ungroup dissolves each boundary port whose one side
 // is a single pass-through wire (first into its target when it is the inner or outer wire that
 // goes away last), the shape Group makes, and refuses the others with the reason.
-#include "graph_commands.hpp"
+#include "ui/graph_commands.hpp"
 
-#include "engine/model_io.hpp"
+#include "engine/io/model_io.hpp"
 
 #include <algorithm>
 #include <set>

@@ -1,8 +1,8 @@
 // GraphNodeItem: layout and painting of one canvas node from the document's roles.
 // Thread: GUI thread only.
-#include "graph_node_item.hpp"
+#include "ui/graph_node_item.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QFontMetricsF>
 #include <QPainter>

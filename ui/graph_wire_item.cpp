@@ -1,6 +1,6 @@
 // GraphWireItem: routing and painting of one canvas wire.
 // Thread: GUI thread only.
-#include "graph_wire_item.hpp"
+#include "ui/graph_wire_item.hpp"
 
 #include <QFontMetricsF>
 #include <QPainter>

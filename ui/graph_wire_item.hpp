@@ -7,7 +7,7 @@
 // Thread: GUI thread only.
 #pragma once
 
-#include "graph_document.hpp"
+#include "ui/graph_document.hpp"
 
 #include <QGraphicsItem>
 #include <QPainterPath>

@@ -2,9 +2,9 @@
 // document (see inspector.hpp for what it owns and its invariants). The edit pipeline (gate,
 // commands, refusals, resets) is in inspector_edits.cpp, the editors in inspector_editors.cpp.
 // Thread: GUI thread only.
-#include "inspector.hpp"
+#include "ui/inspector.hpp"
 
-#include "inspector_editors.hpp"
+#include "ui/inspector_editors.hpp"
 
 #include <QComboBox>
 #include <QGridLayout>

@@ -1,7 +1,7 @@
 // The inspector's two small charts: a histogram of a vector and a heat map of a matrix, both
 // painted with QPainter from data computed once per value change (never per paint).
 // Thread: GUI thread only.
-#include "inspector_editors.hpp"
+#include "ui/inspector_editors.hpp"
 
 #include <QPainter>
 

@@ -1,8 +1,8 @@
 // The inspector's value editors. See inspector_editors.hpp. The histogram and heat map are
 // painted in inspector_charts.cpp.
-#include "inspector_editors.hpp"
+#include "ui/inspector_editors.hpp"
 
-#include "engine/random.hpp"
+#include "engine/tensor/random.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>

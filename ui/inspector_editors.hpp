@@ -15,7 +15,7 @@
 // Thread: GUI thread only.
 #pragma once
 
-#include "engine/attribute.hpp"
+#include "engine/core/attribute.hpp"
 
 #include <QImage>
 #include <QString>

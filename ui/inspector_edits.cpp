@@ -3,12 +3,12 @@
 // undone; several changes (a reset) or a whole-array action form one macro, that is one undo
 // step; a refusal leaves the document and the undo stack as they were and shows its reason
 // under the row. See inspector.hpp. Thread: GUI thread only.
-#include "inspector.hpp"
+#include "ui/inspector.hpp"
 
-#include "graph_commands.hpp"
-#include "inspector_editors.hpp"
+#include "ui/graph_commands.hpp"
+#include "ui/inspector_editors.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QLabel>
 #include <QUndoStack>

@@ -2,9 +2,9 @@
 // rolling trace series (staging, committing, windows, gaps, resets), and the dense spike series
 // of recording(). Traces are in live_run_traces.cpp, model preparation and rebuilds in
 // live_run_rebuild.cpp. See live_run.hpp. GUI thread only.
-#include "live_run.hpp"
+#include "ui/live_run.hpp"
 
-#include "engine/error.hpp"
+#include "engine/tensor/error.hpp"
 
 #include <algorithm>
 #include <cmath>

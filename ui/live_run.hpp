@@ -67,10 +67,10 @@
 // thread never touches anything here but through the controller.
 #pragma once
 
-#include "engine/module.hpp"
-#include "engine/recording.hpp"
-#include "engine/simulation_controller.hpp"
-#include "spike_window.hpp"
+#include "engine/core/module.hpp"
+#include "engine/core/recording.hpp"
+#include "engine/runtime/simulation_controller.hpp"
+#include "ui/spike_window.hpp"
 
 #include <QObject>
 #include <QString>

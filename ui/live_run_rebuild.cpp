@@ -3,13 +3,13 @@
 // tracks) and replaceModel(), the structural rebuild that continues the run: states copied from
 // the running copy, time continued, tracks moved over to the new controller. See live_run.hpp.
 // GUI thread only; the running copy is read on the worker through the controller's readModel().
-#include "live_run.hpp"
+#include "ui/live_run.hpp"
 
-#include "engine/error.hpp"
-#include "engine/execution_plan.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/sequential.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/runtime/execution_plan.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/layers/sequential.hpp"
 
 #include <algorithm>
 #include <exception>

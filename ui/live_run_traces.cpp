@@ -1,8 +1,8 @@
 // LiveRun's traces: resolving (path, signal) pairs against the plot model, the trace list, the
 // primary trace of the single-trace API, and their tracks. See live_run.hpp. GUI thread only.
-#include "live_run.hpp"
+#include "ui/live_run.hpp"
 
-#include "engine/node_runner.hpp"
+#include "engine/core/node_runner.hpp"
 
 #include <QStringList>
 

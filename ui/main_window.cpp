@@ -1,20 +1,20 @@
 // MainWindow: construction, the centre and the docks, and the selection kept in agreement
 // between the canvas, the Modules tree and the inspector. See main_window.hpp.
-#include "main_window.hpp"
+#include "ui/main_window.hpp"
 
-#include "document_file.hpp"
-#include "document_tree.hpp"
-#include "graph_breadcrumb.hpp"
-#include "graph_canvas.hpp"
-#include "graph_node_item.hpp"
-#include "inspector.hpp"
-#include "live_run.hpp"
-#include "palette_widget.hpp"
-#include "plot_panes.hpp"
-#include "raster_plot.hpp"
-#include "trace_plot.hpp"
+#include "ui/document_file.hpp"
+#include "ui/document_tree.hpp"
+#include "ui/graph_breadcrumb.hpp"
+#include "ui/graph_canvas.hpp"
+#include "ui/graph_node_item.hpp"
+#include "ui/inspector.hpp"
+#include "ui/live_run.hpp"
+#include "ui/palette_widget.hpp"
+#include "ui/plot_panes.hpp"
+#include "ui/raster_plot.hpp"
+#include "ui/trace_plot.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QDir>
 #include <QDockWidget>

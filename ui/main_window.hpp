@@ -21,7 +21,7 @@
 
 #include "ui/graph_document.hpp"
 
-#include "engine/recording.hpp"
+#include "engine/core/recording.hpp"
 
 #include <QElapsedTimer>
 #include <QMainWindow>

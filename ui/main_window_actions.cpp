@@ -1,17 +1,17 @@
 // MainWindow: actions, menus and toolbar (standard shortcuts from QKeySequence::StandardKey
 // wherever one exists), the file commands with their dialogs, the close prompt and the recovery
 // offer. See main_window.hpp.
-#include "main_window.hpp"
+#include "ui/main_window.hpp"
 
-#include "document_file.hpp"
-#include "graph_canvas.hpp"
-#include "live_run.hpp"
-#include "plot_export.hpp"
-#include "raster_plot.hpp"
-#include "trace_plot.hpp"
-#include "palette_widget.hpp"
+#include "ui/document_file.hpp"
+#include "ui/graph_canvas.hpp"
+#include "ui/live_run.hpp"
+#include "ui/plot_export.hpp"
+#include "ui/raster_plot.hpp"
+#include "ui/trace_plot.hpp"
+#include "ui/palette_widget.hpp"
 
-#include "engine/backend.hpp"
+#include "engine/runtime/backend.hpp"
 
 #include <QAction>
 #include <QApplication>

@@ -5,17 +5,17 @@
 // a request whose module left the model keeps its pane with the reason until it is closed or the
 // module comes back. Plots redraw when LiveRun's timer has drained new samples, never per step.
 // See main_window.hpp. Thread: GUI thread only.
-#include "main_window.hpp"
+#include "ui/main_window.hpp"
 
-#include "live_run.hpp"
-#include "neuron_selection.hpp"
-#include "plot_panes.hpp"
-#include "raster_plot.hpp"
-#include "trace_plot.hpp"
+#include "ui/live_run.hpp"
+#include "ui/neuron_selection.hpp"
+#include "ui/plot_panes.hpp"
+#include "ui/raster_plot.hpp"
+#include "ui/trace_plot.hpp"
 
-#include "engine/error.hpp"
-#include "engine/network.hpp"
-#include "engine/node_runner.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/network/network.hpp"
+#include "engine/core/node_runner.hpp"
 
 #include <QMenu>
 #include <QScopedValueRollback>

@@ -1,16 +1,16 @@
 // MainWindow: running the document's model and drawing what it records. The simulation runs on
 // a copy of the document's model inside a LiveRun (one SimulationController worker); the plots
 // redraw when LiveRun's timer has drained new samples, never per step. See main_window.hpp.
-#include "main_window.hpp"
+#include "ui/main_window.hpp"
 
-#include "document_file.hpp"
-#include "graph_commands.hpp"
-#include "live_run.hpp"
-#include "raster_plot.hpp"
-#include "trace_plot.hpp"
+#include "ui/document_file.hpp"
+#include "ui/graph_commands.hpp"
+#include "ui/live_run.hpp"
+#include "ui/raster_plot.hpp"
+#include "ui/trace_plot.hpp"
 
-#include "engine/error.hpp"
-#include "engine/model_io.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/io/model_io.hpp"
 
 #include <QAction>
 #include <QComboBox>

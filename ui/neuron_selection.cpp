@@ -1,5 +1,5 @@
 // Neuron selections. See neuron_selection.hpp.
-#include "neuron_selection.hpp"
+#include "ui/neuron_selection.hpp"
 
 #include <QObject>
 #include <QRegularExpression>

@@ -1,7 +1,7 @@
 // PaletteWidget. See palette_widget.hpp.
-#include "palette_widget.hpp"
+#include "ui/palette_widget.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QDrag>
 #include <QHash>

@@ -1,8 +1,8 @@
 // Plot and recording export. See plot_export.hpp.
-#include "plot_export.hpp"
+#include "ui/plot_export.hpp"
 
-#include "engine/error.hpp"
-#include "engine/npy.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/tensor/npy.hpp"
 
 #include <qcustomplot.h>
 

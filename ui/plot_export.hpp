@@ -8,7 +8,7 @@
 // Thread: GUI thread (QCustomPlot rendering); exportRecording() touches no widget.
 #pragma once
 
-#include "engine/recording.hpp"
+#include "engine/core/recording.hpp"
 
 #include <QString>
 #include <QStringList>

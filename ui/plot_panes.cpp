@@ -1,8 +1,8 @@
 // PlotPanes. See plot_panes.hpp.
-#include "plot_panes.hpp"
+#include "ui/plot_panes.hpp"
 
-#include "raster_plot.hpp"
-#include "trace_plot.hpp"
+#include "ui/raster_plot.hpp"
+#include "ui/trace_plot.hpp"
 
 #include <QEvent>
 #include <QGridLayout>

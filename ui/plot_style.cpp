@@ -1,5 +1,5 @@
 // Shared plot look. See plot_style.hpp.
-#include "plot_style.hpp"
+#include "ui/plot_style.hpp"
 
 #include <qcustomplot.h>
 

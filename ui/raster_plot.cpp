@@ -1,11 +1,11 @@
 // RasterPlot: the widget, its axes and rate strip, and the assembly of bands (tree order, labels,
 // ticks, dots or density) from spike windows; the drawing of each band and of the rate is in
 // raster_plot_bands.cpp. See raster_plot.hpp. GUI thread only.
-#include "raster_plot.hpp"
+#include "ui/raster_plot.hpp"
 
-#include "plot_style.hpp"
+#include "ui/plot_style.hpp"
 
-#include "engine/module.hpp"
+#include "engine/core/module.hpp"
 
 #include <algorithm>
 #include <cmath>

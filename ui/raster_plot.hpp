@@ -27,8 +27,8 @@
 // Thread: GUI thread only; the plot copies what it draws.
 #pragma once
 
-#include "engine/recording.hpp"
-#include "spike_window.hpp"
+#include "engine/core/recording.hpp"
+#include "ui/spike_window.hpp"
 
 #include <qcustomplot.h>
 

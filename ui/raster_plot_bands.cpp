@@ -1,9 +1,9 @@
 // RasterPlot's drawing of one band (dots or density cells) and of the rate strip, all binned from
 // spike events: the cost is the events plus the cells or bins, never steps x neurons. See
 // raster_plot.hpp. GUI thread only.
-#include "raster_plot.hpp"
+#include "ui/raster_plot.hpp"
 
-#include "plot_style.hpp"
+#include "ui/plot_style.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 // SpikeWindow. See spike_window.hpp.
-#include "spike_window.hpp"
+#include "ui/spike_window.hpp"
 
-#include "engine/error.hpp"
+#include "engine/tensor/error.hpp"
 
 #include <algorithm>
 #include <atomic>

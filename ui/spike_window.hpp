@@ -16,8 +16,8 @@
 // Thread: not thread-safe; LiveRun's (the GUI) thread owns the windows it keeps.
 #pragma once
 
-#include "engine/probe_buffer.hpp"
-#include "engine/recording.hpp"
+#include "engine/runtime/probe_buffer.hpp"
+#include "engine/core/recording.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // TraceDensity. See trace_density.hpp.
-#include "trace_density.hpp"
+#include "ui/trace_density.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,11 +1,11 @@
 // TracePlot: construction, updates, thresholds, the line view, freeze and the cursor. The
 // density view's members live in trace_plot_density.cpp. See trace_plot.hpp.
-#include "trace_plot.hpp"
+#include "ui/trace_plot.hpp"
 
-#include "plot_style.hpp"
+#include "ui/plot_style.hpp"
 
-#include "engine/module.hpp"
-#include "engine/recording.hpp"
+#include "engine/core/module.hpp"
+#include "engine/core/recording.hpp"
 
 #include <algorithm>
 #include <cmath>

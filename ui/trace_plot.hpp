@@ -32,7 +32,7 @@
 // Thread: GUI thread only; the plot copies what it needs, so the recording may go away afterwards.
 #pragma once
 
-#include "trace_density.hpp"
+#include "ui/trace_density.hpp"
 
 #include <qcustomplot.h>
 

@@ -1,8 +1,8 @@
 // TracePlot's density view: the colour map, its colour scale, the mean graph and the hidden
 // per-trace graphs for CSV export. See trace_plot.hpp. Thread: GUI thread only.
-#include "trace_plot.hpp"
+#include "ui/trace_plot.hpp"
 
-#include "plot_style.hpp"
+#include "ui/plot_style.hpp"
 
 #include <algorithm>
 #include <cmath>

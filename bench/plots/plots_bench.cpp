@@ -13,8 +13,8 @@
 #include "ui/raster_plot.hpp"
 #include "ui/trace_plot.hpp"
 
-#include "engine/model_io.hpp"
-#include "engine/simulation_controller.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/runtime/simulation_controller.hpp"
 
 #include <CLI/CLI.hpp>
 
