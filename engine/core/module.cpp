@@ -2,6 +2,7 @@
 // of Module lives in module_registry.cpp.
 #include "engine/core/module.hpp"
 
+#include "engine/core/device_runner.hpp"
 #include "engine/core/node_runner.hpp"
 
 #include <algorithm>
@@ -120,6 +121,11 @@ std::vector<PortSpec> Module::outputPorts() const
 std::unique_ptr<NodeRunner> Module::makeRunner()
 {
     return std::make_unique<GenericRunner>(*this);
+}
+
+std::unique_ptr<DeviceNeuron> Module::makeDeviceNeuron()
+{
+    return nullptr;
 }
 
 void Module::advanceSteps(std::int64_t steps)

@@ -80,6 +80,7 @@ struct PortSpec {
     bool spiking = false;      ///< carries spike counts rather than currents
 };
 
+class DeviceNeuron;
 class NodeRunner;
 
 /// Read-only view of one registered attribute.
@@ -253,6 +254,10 @@ public:
     /// Default: a generic runner that calls forwardBatched() once per run() (allocating per
     /// call); neuron populations return allocation-free runners over their own working arrays.
     virtual std::unique_ptr<NodeRunner> makeRunner();
+    /// The GPU face: a twin that advances this module with device kernels for the CUDA executor
+    /// (engine/core/device_runner.hpp). Default: none (nullptr), and the module runs on the host
+    /// through makeRunner(); neuron models with kernels return their twin.
+    virtual std::unique_ptr<DeviceNeuron> makeDeviceNeuron();
 
     /// torch-style call: the module applied to one tensor, with hooks. Layers accept their own
     /// layouts (Linear (..., in), Conv2d (N, C, H, W), activations any shape); time-series

@@ -2,6 +2,8 @@
 // See projection.hpp. Thread: owned by whichever thread runs the module.
 #include "engine/core/projection.hpp"
 
+#include "engine/core/device_runner.hpp"
+
 #include <utility>
 #include <vector>
 
@@ -74,6 +76,11 @@ Tensor Projection::evolveImpl(const TensorView& input, const Recorder&)
         stateRef(id) = std::move(t);
     }
     return output;
+}
+
+std::unique_ptr<DeviceProjection> Projection::makeDeviceProjection()
+{
+    return nullptr;
 }
 
 }  // namespace spike::engine

@@ -14,8 +14,11 @@
 #include "engine/tensor/spike_lists.hpp"
 
 #include <cstdint>
+#include <memory>
 
 namespace spike::engine {
+
+class DeviceProjection;
 
 /// Base of DenseProjection, OneToOneProjection and SparseProjection (projections.hpp).
 class Projection : public Module {
@@ -40,6 +43,9 @@ public:
     /// when deliveries reach other entries (a delay ring adds whole rows). Default: false.
     virtual bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
                              std::int64_t postStride);
+    /// A twin that delivers this projection with device kernels for the CUDA executor
+    /// (engine/core/device_runner.hpp). Default: none (nullptr), and it delivers on the host.
+    virtual std::unique_ptr<DeviceProjection> makeDeviceProjection();
 
 protected:
     Projection(std::int64_t nSource, std::int64_t nTarget, bool spikingInput);

@@ -31,11 +31,6 @@ std::vector<std::int64_t> boundaryShape(std::int64_t in, std::int64_t out)
 
 }  // namespace
 
-std::string Endpoint::toString() const
-{
-    return node.empty() ? port : node + "." + port;
-}
-
 Network::Network(std::int64_t inputSize, std::int64_t outputSize)
     : Module(boundaryShape(inputSize, outputSize), false, false)
 {

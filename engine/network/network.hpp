@@ -15,10 +15,12 @@
 // `delayed` when it is made and delivers the source's value of the previous step. The flag is
 // saved with the model, so results never depend on the order connections were made in.
 // Invariant: the undelayed connections form no cycle. Networks nest; the runtime flattens them
-// (execution_plan.hpp). evolve() runs the network through the CPU executor. Thread: owned by
-// whichever thread owns the tree.
+// (engine/runtime/execution_plan.hpp), reading it through the Graph interface
+// (engine/core/graph.hpp, which also defines Endpoint, Connection and BoundaryPort). evolve()
+// runs the network through the CPU executor. Thread: owned by whichever thread owns the tree.
 #pragma once
 
+#include "engine/core/graph.hpp"
 #include "engine/core/module.hpp"
 #include "engine/core/projection.hpp"
 
@@ -31,34 +33,8 @@
 
 namespace spike::engine {
 
-/// One end of a connection: a child's port, or the network's own "in" / "out" (node empty).
-struct Endpoint {
-    std::string node;  ///< child name; "" for the network's own boundary
-    std::string port;  ///< port name ("in" / "out" for the boundary)
-
-    /// "node.port", or "in" / "out" for the boundary.
-    std::string toString() const;
-    bool operator==(const Endpoint& o) const { return node == o.node && port == o.port; }
-};
-
-/// A wire from an output port to an input port.
-struct Connection {
-    std::string name;    ///< unique within the network; also the projection child's name
-    Endpoint from;       ///< output port of a child, or the network's "in"
-    Endpoint to;         ///< input port of a child, or the network's "out"
-    bool delayed = false;        ///< delivers the previous step's value (closes a cycle)
-    bool hasProjection = false;  ///< the child named `name` is this connection's Projection
-};
-
-/// A named slice of a network's input or output.
-struct BoundaryPort {
-    std::string name;       ///< non-empty, no '.', unique on its side
-    std::int64_t size = 0;  ///< channels, >= 1
-    bool operator==(const BoundaryPort& o) const { return name == o.name && size == o.size; }
-};
-
 /// Explicitly wired container; see the file comment.
-class Network : public Module {
+class Network : public Module, public Graph {
 public:
     /// A network with `inputSize` external input channels (0: driven by its own sources) and
     /// `outputSize` external output channels (0: observed through probes only), each one port
@@ -95,7 +71,7 @@ public:
     /// Throws Error (network unchanged) when `from` is not a node or `to` is invalid or taken.
     void renameNode(const std::string& from, const std::string& to);
     /// Children that are nodes (not connection projections), in insertion order.
-    std::vector<std::pair<std::string, Module*>> nodes() const;
+    std::vector<std::pair<std::string, Module*>> nodes() const override;
 
     /// Connects `from` to `to` ("node.port", "node", "in", "out"). With a projection its shape
     /// must be (source size, target size); without one the sizes must match. `name` defaults to
@@ -123,22 +99,22 @@ public:
     void renameConnection(const std::string& from, const std::string& to);
     /// Position of connection `name` in connections(); throws Error when absent.
     std::size_t connectionIndex(const std::string& name) const;
-    const std::vector<Connection>& connections() const { return m_connections; }
+    const std::vector<Connection>& connections() const override { return m_connections; }
     /// The connection called `name`, or nullptr.
     const Connection* findConnection(const std::string& name) const;
     /// The projection of connection `name`, or nullptr when it has none.
-    Projection* projection(const std::string& name) const;
+    Projection* projection(const std::string& name) const override;
 
     /// Resolves "node.port" / "node" / "in" / "in.port" / "out" / "out.port" as a source
     /// (output) or target (input) end: the endpoint (the boundary's: node "", port "in",
     /// "in.exc", ...) plus the port's slice. Throws Error naming the network, node and ports.
-    std::pair<Endpoint, PortSpec> resolve(const std::string& text, bool asSource) const;
+    std::pair<Endpoint, PortSpec> resolve(const std::string& text, bool asSource) const override;
 
     /// Value a delayed connection will deliver at the next step (its source port's last output),
     /// as kept between runs; nullptr before the first run and after resetState(). Executors
     /// store it (Executor::storeStates()) and load it, so evolving in several calls equals one.
-    const std::vector<float>* delayedValue(const std::string& connection) const;
-    void setDelayedValue(const std::string& connection, std::vector<float> value);
+    const std::vector<float>* delayedValue(const std::string& connection) const override;
+    void setDelayedValue(const std::string& connection, std::vector<float> value) override;
 
     std::int64_t inputSize() const { return sizeIn(); }
     std::int64_t outputSize() const { return sizeOut(); }

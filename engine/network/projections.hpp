@@ -51,6 +51,8 @@ public:
     std::string extraRepr() const override;
     void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
                  std::int64_t postStride) override;
+    /// Its device twin (projections_device.cpp).
+    std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
 
 private:
     AttributeId m_weight;
@@ -65,6 +67,8 @@ public:
     std::string extraRepr() const override;
     void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
                  std::int64_t postStride) override;
+    /// Its device twin (projections_device.cpp).
+    std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
 
 private:
     AttributeId m_weight;
@@ -88,6 +92,8 @@ public:
     /// Zeroes the listed channels' targets; without delay only (a ring delivers whole rows).
     bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
                      std::int64_t postStride) override;
+    /// Its device twin (projections_device.cpp): the CSR and the delay ring on the device.
+    std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
 
     /// CSR by presynaptic channel: synapses of channel i are targets()[rowStart()[i] ..
     /// rowStart()[i + 1]); rowStart() has Nsrc + 1 entries. Targets ascend strictly within a row

@@ -59,6 +59,9 @@ public:
 
     std::int64_t nNeurons() const { return sizeOut(); }
 
+    /// Its device twin (cuba_lif_device.cpp): kernels::cubaStepsCuda.
+    std::unique_ptr<DeviceNeuron> makeDeviceNeuron() override;
+
 protected:
     Status validateChange(const Lookup& proposed) const override;
     void attributesChanged() override;

@@ -49,6 +49,9 @@ public:
     std::int64_t nNeurons() const { return sizeOut(); }
     bool hasRecurrence() const { return m_hasRec; }
 
+    /// Its device twin (lif_device.cpp): kernels::lifStepsCuda, unless membrane noise is on.
+    std::unique_ptr<DeviceNeuron> makeDeviceNeuron() override;
+
 protected:
     bool derivedUnder(const AttributeSpec& spec, const Lookup& proposed) const override;
     void attributesChanged() override;

@@ -56,6 +56,9 @@ public:
 
     std::int64_t nNeurons() const { return sizeOut(); }
 
+    /// Its device twin (lif_refrac_device.cpp): kernels::lifRefracStepsCuda.
+    std::unique_ptr<DeviceNeuron> makeDeviceNeuron() override;
+
 protected:
     bool derivedUnder(const AttributeSpec& spec, const Lookup& proposed) const override;
     Status validateChange(const Lookup& proposed) const override;

@@ -21,7 +21,7 @@
 // Nothing here allocates after construction and setProbes().
 // Thread: the thread that owns the module tree.
 #include "engine/runtime/backend.hpp"
-#include "engine/network/network.hpp"
+#include "engine/core/graph.hpp"
 #include "engine/core/node_runner.hpp"
 #include "engine/runtime/probe_target.hpp"
 
@@ -208,9 +208,9 @@ public:
             }
         }
         for (const PlanEdge& e : m_plan.edges) {
-            if (e.delayed && e.network != nullptr) {
+            if (e.delayed && e.graph != nullptr) {
                 const float* row = m_nodes[static_cast<std::size_t>(e.from)].out.data() + e.fromOffset;
-                e.network->setDelayedValue(e.connection, std::vector<float>(row, row + e.fromSize));
+                e.graph->setDelayedValue(e.connection, std::vector<float>(row, row + e.fromSize));
             }
         }
     }
@@ -227,7 +227,7 @@ public:
         }
         for (const PlanEdge& e : m_plan.edges) {
             const std::vector<float>* kept =
-                e.delayed && e.network != nullptr ? e.network->delayedValue(e.connection) : nullptr;
+                e.delayed && e.graph != nullptr ? e.graph->delayedValue(e.connection) : nullptr;
             if (kept != nullptr && static_cast<std::int64_t>(kept->size()) == e.fromSize) {
                 std::copy(kept->begin(), kept->end(),
                           m_nodes[static_cast<std::size_t>(e.from)].out.begin() + e.fromOffset);

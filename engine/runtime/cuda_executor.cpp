@@ -11,15 +11,16 @@
 // Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
 // edges add rows, projections deliver through their device twin).
 //
-// Placement: a LIF, LIFRefrac or CUBALIF node runs on its DeviceNeuron twin when the kernels
-// support its current attributes (decided at every loadStates(); a LIF with membrane noise runs
-// on the host). Every other module runs on the host through its NodeRunner: its input rows are
-// copied device → host and its output rows host → device per run. Projections without a device
-// twin deliver on the host the same way. Device States are the truth between loadStates() and
+// Placement: a node whose module has a device twin (Module::makeDeviceNeuron(): LIF, LIFRefrac,
+// CUBALIF) runs on it when the kernels support its current attributes (decided at every
+// loadStates(); a LIF with membrane noise runs on the host). Every other module runs on the host
+// through its NodeRunner: its input rows are copied device → host and its output rows host →
+// device per run. Projections without a device twin (Projection::makeDeviceProjection()) deliver
+// on the host the same way. Device States are the truth between loadStates() and
 // storeStates(). Errors from the CUDA layer become Error("CUDA backend: ..."). Nothing allocates
 // in advance() but host modules' own runners. Thread: the thread that owns the module tree.
 #include "engine/runtime/backend.hpp"
-#include "engine/runtime/device_nodes.hpp"
+#include "engine/core/device_runner.hpp"
 #include "engine/core/node_runner.hpp"
 #include "engine/runtime/probe_target.hpp"
 
@@ -246,7 +247,7 @@ private:
                 continue;
             }
             n.runner = p.module->makeRunner();
-            n.twin = DeviceNeuron::make(*p.module);
+            n.twin = p.module->makeDeviceNeuron();
             n.traces = n.runner->traces();
             n.traceRows.resize(n.traces.size());
             n.hostTraceRows.resize(n.traces.size());
@@ -258,7 +259,7 @@ private:
             if (e.projection == nullptr) {
                 continue;
             }
-            m_edges[k].twin = DeviceProjection::make(*e.projection);
+            m_edges[k].twin = e.projection->makeDeviceProjection();
             if (!m_edges[k].twin) {
                 const auto& from = m_plan.nodes[static_cast<std::size_t>(e.from)];
                 const auto& to = m_plan.nodes[static_cast<std::size_t>(e.to)];

@@ -2,7 +2,7 @@
 // execution_plan.hpp.
 #include "engine/runtime/execution_plan.hpp"
 
-#include "engine/network/network.hpp"
+#include "engine/core/graph.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -35,7 +35,7 @@ struct Flattener {
 
     /// Adds `net`'s nodes and connections; `in` / `out` are the nodes standing for its own
     /// input (whose output rows carry it) and output (whose input rows collect it).
-    void addNetwork(Network& net, const std::string& prefix, int in, int out)
+    void addGraph(Graph& net, const std::string& prefix, int in, int out)
     {
         struct Ends {
             int source = -1;  ///< node whose output rows a connection from this child reads
@@ -44,13 +44,13 @@ struct Flattener {
         std::map<std::string, Ends> ends;
         for (const auto& [name, child] : net.nodes()) {
             const std::string path = prefix + name;
-            if (auto* sub = dynamic_cast<Network*>(child)) {
+            if (auto* sub = dynamic_cast<Graph*>(child)) {
                 const int subIn = addNode(PlanNode::Role::Junction, path + ".in", nullptr,
-                                          sub->sizeIn(), sub->sizeIn());
+                                          child->sizeIn(), child->sizeIn());
                 const int subOut = addNode(PlanNode::Role::Junction, path + ".out", nullptr,
-                                           sub->sizeOut(), sub->sizeOut());
+                                           child->sizeOut(), child->sizeOut());
                 ends[name] = {subOut, subIn};
-                addNetwork(*sub, path + ".", subIn, subOut);
+                addGraph(*sub, path + ".", subIn, subOut);
             } else {
                 const int n = addNode(PlanNode::Role::Module, path, child, child->sizeIn(),
                                       child->sizeOut());
@@ -61,7 +61,7 @@ struct Flattener {
             PlanEdge e;
             e.path = prefix + c.name;
             e.delayed = c.delayed;
-            e.network = &net;
+            e.graph = &net;
             e.connection = c.name;
             e.projection = c.hasProjection ? net.projection(c.name) : nullptr;
             // Both ends through the network's own resolution: a child's port or a boundary
@@ -235,8 +235,8 @@ ExecutionPlan compilePlan(Module& root, const PlanOptions& options)
     Flattener f{plan};
     plan.inputNode = f.addNode(PlanNode::Role::Input, "", nullptr, 0, root.sizeIn());
     plan.outputNode = f.addNode(PlanNode::Role::Output, "", nullptr, root.sizeOut(), root.sizeOut());
-    if (auto* net = dynamic_cast<Network*>(&root)) {
-        f.addNetwork(*net, "", plan.inputNode, plan.outputNode);
+    if (auto* net = dynamic_cast<Graph*>(&root)) {
+        f.addGraph(*net, "", plan.inputNode, plan.outputNode);
     } else {
         const int n = f.addNode(PlanNode::Role::Module, "", &root, root.sizeIn(), root.sizeOut());
         for (const auto& [from, to, size] :

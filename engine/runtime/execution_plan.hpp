@@ -1,8 +1,9 @@
 // ExecutionPlan: a module tree compiled into the immutable schedule the executors run.
 //
-// compilePlan() flattens nested Networks into one graph of leaf nodes (any module that is not a
-// Network: neurons, layers, sources, Sequentials...), plus a junction for every network boundary
-// and one node each for the external input and output. Edges are the connections, with their
+// compilePlan() flattens nested graphs (modules that implement engine/core/graph.hpp: Network)
+// into one graph of leaf nodes (any module that is not a graph: neurons, layers, sources,
+// Sequentials...), plus a junction for every graph boundary and one node each for the external
+// input and output. Edges are the connections, with their
 // projection and delay flag; the edges into a node are kept in connection order, which fixes the
 // order in which inputs are summed. Nodes are grouped into strongly connected components (over
 // all edges) in topological order: a component without a cycle is one node run over a whole
@@ -22,7 +23,7 @@
 
 namespace spike::engine {
 
-class Network;
+class Graph;
 
 /// One node of the flattened graph.
 struct PlanNode {
@@ -51,8 +52,8 @@ struct PlanEdge {
     std::int64_t toSize = 0;     ///< channels of the target port
     Projection* projection = nullptr;  ///< nullptr: values pass through (fromSize == toSize)
     bool delayed = false;        ///< reads the source's previous step
-    Network* network = nullptr;  ///< the network holding the connection (nullptr: implicit edge)
-    std::string connection;      ///< the connection's name within `network`
+    Graph* graph = nullptr;      ///< the graph holding the connection (nullptr: implicit edge)
+    std::string connection;      ///< the connection's name within `graph`
 };
 
 /// Nodes advanced together.
@@ -104,7 +105,8 @@ void forEachScheduled(const ExecutionPlan& plan, std::int64_t steps, Step&& step
     }
 }
 
-/// Compiles `root` (a Network or any other module, which becomes a one-node plan). Throws Error
+/// Compiles `root` (a Graph such as a Network, or any other module, which becomes a one-node
+/// plan). Throws Error
 /// when the undelayed connections form a cycle (naming one of its connections).
 ExecutionPlan compilePlan(Module& root, const PlanOptions& options = {});
 

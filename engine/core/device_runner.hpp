@@ -1,20 +1,27 @@
-// Device twins of the modules the CUDA executor keeps on the GPU: neuron populations (LIF,
-// LIFRefrac, CUBALIF) and projections (Dense, OneToOne, Sparse).
+// Device faces of modules: the bases the CUDA executor drives, DeviceNeuron (a neuron population
+// advanced by device kernels, the GPU counterpart of a NodeRunner) and DeviceProjection (a
+// projection delivered by device kernels), plus the upload helpers their implementations share.
+// A module that has kernels returns its twin from Module::makeDeviceNeuron() or
+// Projection::makeDeviceProjection() (default: none); each twin lives beside its model
+// (engine/neurons/*_device.cpp, engine/network/projections_device.cpp), so the runtime names no
+// model and a new model brings its own twin.
 //
 // A twin owns the device copies of its module's parameters (expanded per neuron, as the CPU
 // caches them) and working States, reads the module only through its public attribute API on
 // load(), and writes the States back on store(). Between load() and store() the device copy is
-// the truth and the module's stored States may be stale, as with a NodeRunner. Modules of other
-// types have no twin (make() returns nullptr) and run on the host. Uses kernels/network_cuda.hpp
-// only, never CUDA headers. Thread: the executor's thread (the module tree's owner).
+// the truth and the module's stored States may be stale, as with a NodeRunner. Modules without a
+// twin run on the host. Uses kernels/network_cuda.hpp only, never CUDA headers. Thread: the
+// executor's thread (the module tree's owner).
 #pragma once
 
 #include "engine/core/module.hpp"
 #include "engine/core/node_runner.hpp"
 #include "engine/core/projection.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include "kernels/network_cuda.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,15 +37,13 @@ struct DeviceNonFinite {
     float value = 0.0F;
 };
 
-/// A neuron population advanced by device kernels; see the file comment.
+/// A neuron population advanced by device kernels (Module::makeDeviceNeuron()); see the file
+/// comment.
 class DeviceNeuron {
 public:
     virtual ~DeviceNeuron() = default;
     DeviceNeuron(const DeviceNeuron&) = delete;
     DeviceNeuron& operator=(const DeviceNeuron&) = delete;
-
-    /// The device twin of `module` when a kernel exists for its type, else nullptr.
-    static std::unique_ptr<DeviceNeuron> make(Module& module);
 
     /// Empty when the kernels can run the module's current attributes, else why not (e.g. a
     /// LIF with membrane noise, whose random draws only the CPU makes).
@@ -77,15 +82,13 @@ private:
     std::vector<State> m_states;
 };
 
-/// A projection delivered by device kernels; see the file comment.
+/// A projection delivered by device kernels (Projection::makeDeviceProjection()); see the file
+/// comment.
 class DeviceProjection {
 public:
     virtual ~DeviceProjection() = default;
     DeviceProjection(const DeviceProjection&) = delete;
     DeviceProjection& operator=(const DeviceProjection&) = delete;
-
-    /// The device twin of `projection` when a kernel exists for its type, else nullptr.
-    static std::unique_ptr<DeviceProjection> make(Projection& projection);
 
     /// Uploads weights, connectivity and delay States from the projection.
     virtual void load() = 0;
@@ -100,5 +103,63 @@ public:
 protected:
     DeviceProjection() = default;
 };
+
+/// Upload helpers shared by the twins. Parameters are expanded exactly as the CPU caches them
+/// (NeuronLayer::expandTo: a scalar to every neuron, a per-neuron value to each of its synapses),
+/// so the kernels see bit-identical inputs.
+namespace twins {
+
+/// A scalar / (1,) / (n,) / (n, nsyn) attribute as n * nsyn values, neuron-major (the CPU's
+/// NeuronLayer::expandTo).
+std::vector<float> expanded(const Tensor& t, std::int64_t n, std::int64_t nsyn);
+
+/// Uploads `count` host values into `dev`, reallocating when the size changed.
+template <typename T>
+void upload(kernels::DeviceArray<T>& dev, const T* host, std::size_t count, const char* what)
+{
+    if (dev.size() != count) {
+        dev = kernels::DeviceArray<T>(count, what);
+    }
+    kernels::copyBytes(dev.data(), host, count * sizeof(T), kernels::CopyKind::HostToDevice);
+}
+
+template <typename T>
+void upload(kernels::DeviceArray<T>& dev, const std::vector<T>& host, const char* what)
+{
+    upload(dev, host.data(), host.size(), what);
+}
+
+/// Uploads a whole tensor.
+void upload(kernels::DeviceFloats& dev, const Tensor& host, const char* what);
+
+/// Per-neuron parameters packed as consecutive blocks of n floats in one device array, uploaded
+/// once per load().
+class PackedParameters {
+public:
+    /// Starts a new packing of `blocks` blocks of `n` floats.
+    void reset(std::int64_t n, std::size_t blocks)
+    {
+        m_n = n;
+        m_host.assign(static_cast<std::size_t>(n) * blocks, 0.0F);
+    }
+    float* block(std::size_t k) { return m_host.data() + k * static_cast<std::size_t>(m_n); }
+    void upload(const char* what) { twins::upload(m_device, m_host, what); }
+    const float* device(std::size_t k) const
+    {
+        return m_device.data() + k * static_cast<std::size_t>(m_n);
+    }
+
+private:
+    std::int64_t m_n = 0;
+    std::vector<float> m_host;
+    kernels::DeviceFloats m_device;
+};
+
+inline void copyInto(float* dst, const std::vector<float>& src)
+{
+    std::copy(src.begin(), src.end(), dst);
+}
+
+}  // namespace twins
 
 }  // namespace spike::engine
