@@ -20,7 +20,7 @@
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
 #include "engine/sources/sources.hpp"
-#include "kernels/lif_cuda.hpp"
+#include "kernels/cuda_device.hpp"
 #include "tests/layer_test_helpers.hpp"
 
 #include <QtTest/QtTest>

@@ -1,7 +1,7 @@
 // Backend selection: parsing --backend values and choosing CPU or CUDA. See backend.hpp.
 #include "engine/runtime/backend.hpp"
 
-#include "kernels/lif_cuda.hpp"
+#include "kernels/cuda_device.hpp"
 
 namespace spike::engine {
 

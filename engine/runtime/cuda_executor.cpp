@@ -24,7 +24,7 @@
 #include "engine/core/node_runner.hpp"
 #include "engine/runtime/probe_target.hpp"
 
-#include "kernels/lif_cuda.hpp"
+#include "kernels/cuda_device.hpp"
 #include "kernels/network_cuda.hpp"
 
 #include <algorithm>
