@@ -4,9 +4,9 @@
 // and ctrl-clicks emit nodesSelected, selectNodes() selects quietly; a selected node that is
 // deleted leaves the selection; double-click activates; a null or deleted document clears.
 #include "tests/graph_test_models.hpp"
-#include "ui/document_tree.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
+#include "ui/editor/document_tree.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
 
 #include <QHeaderView>
 #include <QSignalSpy>

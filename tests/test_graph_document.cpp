@@ -5,8 +5,8 @@
 #include "engine/runtime/backend.hpp"
 #include "engine/network/network.hpp"
 #include "tests/layer_test_helpers.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
 
 #include <QSignalSpy>
 #include <QtTest/QtTest>

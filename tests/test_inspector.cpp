@@ -7,10 +7,10 @@
 #include "engine/composites/dynamics_network.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
-#include "ui/inspector.hpp"
-#include "ui/inspector_editors.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
+#include "ui/inspector/inspector.hpp"
+#include "ui/inspector/inspector_editors.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -14,8 +14,8 @@
 // traced channels shrink the window as maxWindowValues says.
 // Offscreen; no timing assertions (waits have generous timeouts only).
 #include "tests/live_run_test_helpers.hpp"
-#include "ui/live_run.hpp"
-#include "ui/raster_plot.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/plots/raster_plot.hpp"
 
 #include "engine/tensor/error.hpp"
 #include "engine/neurons/lif.hpp"

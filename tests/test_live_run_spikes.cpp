@@ -7,7 +7,7 @@
 // recording() is cut to maxWindowValues floats (its last steps) while its window keeps all.
 // Offscreen; no timing assertions.
 #include "tests/live_run_test_helpers.hpp"
-#include "ui/live_run.hpp"
+#include "ui/run/live_run.hpp"
 
 #include "engine/neurons/lif.hpp"
 #include "engine/io/model_io.hpp"

@@ -2,9 +2,9 @@
 // Freeze buttons, scrolling, and a screenshot of a raster + 20-trace + 1000-trace layout.
 #include "tests/trace_test_series.hpp"
 
-#include "ui/plot_panes.hpp"
-#include "ui/raster_plot.hpp"
-#include "ui/trace_plot.hpp"
+#include "ui/plots/plot_panes.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
 
 #include "engine/neurons/lif.hpp"
 
