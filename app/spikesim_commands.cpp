@@ -1,9 +1,9 @@
 // spikesim info / run. See spikesim_commands.hpp.
-#include "spikesim_commands.hpp"
+#include "app/spikesim_commands.hpp"
 
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/npy.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/tensor/npy.hpp"
 
 #include <chrono>
 #include <filesystem>

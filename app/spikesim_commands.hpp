@@ -2,7 +2,7 @@
 // Called on the main thread; throw spike::engine::Error with a one-line message on failure.
 #pragma once
 
-#include "engine/module.hpp"
+#include "engine/core/module.hpp"
 
 #include <cstdint>
 #include <ostream>

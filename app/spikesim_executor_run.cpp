@@ -1,9 +1,9 @@
 // The executor path of `spikesim run`: networks, --backend and --realtime. See
 // spikesim_commands.hpp. Runs on the main thread; recordings are collected per chunk from the
 // executor's probes and written only after the run has succeeded.
-#include "engine/backend.hpp"
-#include "engine/npy.hpp"
-#include "spikesim_commands.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/tensor/npy.hpp"
+#include "app/spikesim_commands.hpp"
 
 #include <chrono>
 #include <cmath>

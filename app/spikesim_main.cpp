@@ -2,10 +2,10 @@
 // engine. Links the engine alone (no Qt). Every failure prints one line naming the file, JSON
 // path or attribute at fault and exits non-zero; output files are written only after a run has
 // succeeded, each atomically, so no partial file is ever left looking complete.
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/npy.hpp"
-#include "spikesim_commands.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/npy.hpp"
+#include "app/spikesim_commands.hpp"
 
 #include <CLI/CLI.hpp>
 

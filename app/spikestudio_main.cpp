@@ -4,8 +4,8 @@
 // offering to recover the work of a session that crashed, or, with --screenshot, saves a picture
 // of the whole window and exits. In screenshot mode no dialog is ever shown, nothing is
 // autosaved: every failure is one line on stderr and a non-zero exit.
-#include "ui/document_file.hpp"
-#include "ui/main_window.hpp"
+#include "ui/document/document_file.hpp"
+#include "ui/window/main_window.hpp"
 
 #include <QApplication>
 #include <QCommandLineParser>

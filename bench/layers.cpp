@@ -14,12 +14,12 @@
 // Nothing is asserted: exit 0 means it ran.
 //
 // Single-threaded, like the engine. Owns only what main() builds and its temporary directory.
-#include "bench_common.hpp"
-#include "engine/conv2d.hpp"
-#include "engine/linear.hpp"
-#include "engine/lstm.hpp"
-#include "engine/npy.hpp"
-#include "engine/tensor.hpp"
+#include "bench/bench_common.hpp"
+#include "engine/layers/conv2d.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/layers/lstm.hpp"
+#include "engine/tensor/npy.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>

@@ -11,9 +11,9 @@
 //
 // Single-threaded, like the engine. Owns only what main() builds; touches no shared state.
 // Timing, the peer's popen and JSON reply, and the table formatting live in bench_common.hpp.
-#include "bench_common.hpp"
-#include "engine/lif.hpp"
-#include "engine/tensor.hpp"
+#include "bench/bench_common.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

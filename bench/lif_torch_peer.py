@@ -1,5 +1,5 @@
 # lif_torch_peer: the PyTorch side of bench/lif_layer. A plain PyTorch time loop of the LIF
-# equations of engine/lif.hpp (feed-forward, one synapse per neuron, scalar parameters):
+# equations of engine/neurons/lif.hpp (feed-forward, one synapse per neuron, scalar parameters):
 #
 #     isyn   = (isyn + x[t]) * beta
 #     vmem   = vmem * alpha + isyn + bias

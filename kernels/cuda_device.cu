@@ -3,8 +3,8 @@
 // queryCudaDevice() only asks the runtime (no allocation, no launch) and turns every failure,
 // a missing driver included, into a reason string. A device counts as available only when this
 // build's kernel image loads on it (checked on an empty probe kernel compiled with the same
-// architectures as the LIF kernels). Thread: any.
-#include "kernels/lif_cuda.hpp"
+// architectures as the network kernels). Thread: any.
+#include "kernels/cuda_device.hpp"
 
 #include <cuda_runtime.h>
 

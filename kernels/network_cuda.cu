@@ -124,7 +124,7 @@ __global__ void firstNonFiniteKernel(const float* data, long long count, unsigne
 // ---- neurons ------------------------------------------------------------------------------
 
 /// LIF over `steps` steps, one thread per neuron. With `irec` (recurrent, steps == 1) each
-/// synapse adds this step's recurrent input after its external input, as engine/lif.cpp does.
+/// synapse adds this step's recurrent input after its external input, as engine/neurons/lif.cpp does.
 __global__ void lifKernel(LifDevice p, const float* in, long long steps, float* out, float* recV,
                           float* recI, float* recR)
 {
@@ -277,7 +277,7 @@ __global__ void cubaKernel(CubaDevice p, const float* in, long long steps, float
 // ---- projections --------------------------------------------------------------------------
 
 /// Each thread owns one post[t][j] and adds the terms to it one by one in ascending channel
-/// order, skipping silent channels: engine/projections.cpp's order, hence its rounding.
+/// order, skipping silent channels: engine/network/projections.cpp's order, hence its rounding.
 __global__ void denseKernel(const float* weight, long long nSrc, long long nDst, const float* pre,
                             long long preStride, long long steps, float* post, long long postStride)
 {

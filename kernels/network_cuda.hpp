@@ -8,8 +8,8 @@
 // row-major float32 with a pitch (the distance between row starts) in floats.
 //
 // The neuron kernels run one thread per neuron over a span of steps, built from the same
-// kernels/lif_math.hpp functions, in the same order, as the CPU runners (engine/lif.cpp,
-// engine/lif_refrac.cpp, engine/cuba_lif.cpp) and compiled with --fmad=false, so each neuron's
+// kernels/lif_math.hpp functions, in the same order, as the CPU runners (engine/neurons/lif.cpp,
+// engine/neurons/lif_refrac.cpp, engine/neurons/cuba_lif.cpp) and compiled with --fmad=false, so each neuron's
 // arithmetic rounds exactly as on the CPU. Sums over several terms keep the CPU's order where
 // one thread forms them (a neuron's synapses, a dense projection's column, a recurrent LIF's
 // spikes @ w_rec). The sparse projection scatters with atomicAdd: several synapses onto one
@@ -112,7 +112,7 @@ std::int64_t firstNonFinite(const float* data, std::int64_t count);
 // at out + t * n, and each trace target, when not nullptr, receives (steps, width) contiguous
 // rows. States are device arrays updated in place; `s` receives the last step's spikes.
 
-/// A LIF population (engine/lif.hpp, noise_std 0). nIn = n * nSyn; input channel j feeds
+/// A LIF population (engine/neurons/lif.hpp, noise_std 0). nIn = n * nSyn; input channel j feeds
 /// neuron j / nSyn. Parameters are expanded per neuron (per synapse for beta).
 struct LifDevice {
     std::int64_t n = 0;                ///< neurons
@@ -135,7 +135,7 @@ struct LifDevice {
 void lifStepsCuda(const LifDevice& layer, const float* in, std::int64_t steps, float* out,
                   float* recVmem, float* recIsyn, float* recIrec);
 
-/// A LIFRefrac population (engine/lif_refrac.hpp); nIn = n. Parameters expanded per neuron.
+/// A LIFRefrac population (engine/neurons/lif_refrac.hpp); nIn = n. Parameters expanded per neuron.
 struct LifRefracDevice {
     std::int64_t n = 0;
     const float* dtTauMemInv = nullptr;  ///< (n) dt * tau_mem_inv, a float32 product
@@ -154,7 +154,7 @@ struct LifRefracDevice {
 void lifRefracStepsCuda(const LifRefracDevice& layer, const float* in, std::int64_t steps,
                         float* out, float* recV, float* recI, float* recRho);
 
-/// A CUBA LIF population (engine/cuba_lif.hpp); nIn = 2n, input row [exc n | inh n].
+/// A CUBA LIF population (engine/neurons/cuba_lif.hpp); nIn = 2n, input row [exc n | inh n].
 struct CubaDevice {
     std::int64_t n = 0;
     const CubaPropagators* propagators = nullptr;  ///< (n) per-neuron propagators
@@ -175,7 +175,7 @@ void cubaStepsCuda(const CubaDevice& layer, const float* in, std::int64_t steps,
 
 // ---- projections --------------------------------------------------------------------------
 // Each *DeliverCuda() adds `steps` steps: presynaptic row t at pre + t * preStride, postsynaptic
-// row t at post + t * postStride (accumulated, +=), as engine/projections.hpp's deliver().
+// row t at post + t * postStride (accumulated, +=), as engine/network/projections.hpp's deliver().
 
 /// post[t][j] += sum_i pre[t][i] * weight[i][j], one thread per (t, j) adding the terms of the
 /// non-zero presynaptic values to post[t][j] one by one in ascending channel order (the CPU's

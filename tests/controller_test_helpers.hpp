@@ -3,10 +3,10 @@
 // contiguity check, event look-ups, reference LIF inputs and a wait-with-timeout for progress.
 #pragma once
 
-#include "engine/lif.hpp"
-#include "engine/network.hpp"
-#include "engine/simulation_controller.hpp"
-#include "engine/sources.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/network/network.hpp"
+#include "engine/runtime/simulation_controller.hpp"
+#include "engine/sources/sources.hpp"
 
 #include <algorithm>
 #include <chrono>

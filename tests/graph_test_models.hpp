@@ -2,8 +2,8 @@
 // the helper that pushes a command that must succeed.
 #pragma once
 
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
 
 #include <QtTest/QtTest>
 

@@ -3,11 +3,11 @@
 // randomisation, and Qt Test checks for errors and closeness.
 #pragma once
 
-#include "engine/error.hpp"
-#include "engine/module.hpp"
-#include "engine/random.hpp"
-#include "engine/tensor.hpp"
-#include "reference_case.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/core/module.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/tensor/tensor.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

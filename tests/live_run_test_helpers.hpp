@@ -3,11 +3,11 @@
 // recording, and the comparison of a live series with rows of that reference.
 #pragma once
 
-#include "engine/lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/recording.hpp"
-#include "engine/sources.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/core/recording.hpp"
+#include "engine/sources/sources.hpp"
 
 #include <QFile>
 #include <QString>

@@ -3,7 +3,7 @@
 // modal dialog.
 #pragma once
 
-#include "engine/model_io.hpp"
+#include "engine/io/model_io.hpp"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -3,7 +3,7 @@
 // Qt Test function.
 #pragma once
 
-#include "engine/module.hpp"
+#include "engine/core/module.hpp"
 
 #include <QtTest/QtTest>
 

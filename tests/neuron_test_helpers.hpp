@@ -3,9 +3,9 @@
 // evolve() results. Header-only.
 #pragma once
 
-#include "engine/module.hpp"
-#include "engine/random.hpp"
-#include "engine/tensor.hpp"
+#include "engine/core/module.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <cstdint>
 #include <string>

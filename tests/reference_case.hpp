@@ -3,8 +3,8 @@
 // compares against a peer.
 #pragma once
 
-#include "engine/npy.hpp"
-#include "engine/tensor.hpp"
+#include "engine/tensor/npy.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <nlohmann/json.hpp>
 

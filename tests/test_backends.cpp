@@ -12,16 +12,16 @@
 // batched and all-lock-step schedules), host-run modules between device nodes (a Poisson source,
 // a Linear layer, a noisy LIF), probes and their errors, storeStates/loadStates, health checks,
 // and how a missing CUDA device is reported.
-#include "engine/backend.hpp"
-#include "engine/cuba_lif.hpp"
-#include "engine/lif.hpp"
-#include "engine/lif_refrac.hpp"
-#include "engine/linear.hpp"
-#include "engine/network.hpp"
-#include "engine/projections.hpp"
-#include "engine/sources.hpp"
-#include "kernels/lif_cuda.hpp"
-#include "layer_test_helpers.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/neurons/lif_refrac.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/network/network.hpp"
+#include "engine/network/projections.hpp"
+#include "engine/sources/sources.hpp"
+#include "kernels/cuda_device.hpp"
+#include "tests/layer_test_helpers.hpp"
 
 #include <QtTest/QtTest>
 

@@ -1,13 +1,13 @@
 // DI-engine's composite blocks on their own: ResBlock (basic, bottleneck, downsample) against
 // compositions of Conv2d / BatchNorm2d / ReLU, including evolve() and shape errors, and MLP's
 // layer layout (norms, activations, zero-initialised last layer) and option errors.
-#include "engine/activations.hpp"
-#include "engine/conv2d.hpp"
-#include "engine/mlp.hpp"
-#include "engine/normalization.hpp"
-#include "engine/random.hpp"
-#include "engine/resblock.hpp"
-#include "layer_test_helpers.hpp"
+#include "engine/layers/activations.hpp"
+#include "engine/layers/conv2d.hpp"
+#include "engine/composites/mlp.hpp"
+#include "engine/layers/normalization.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/composites/resblock.hpp"
+#include "tests/layer_test_helpers.hpp"
 
 #include <QtTest/QtTest>
 

@@ -1,15 +1,15 @@
 // Containers beyond evolve(): ModuleList (index names, no size chaining, no forward of its own,
 // nested state-dict keys, model files) and Sequential::forward chaining its children's forward().
-#include "layer_test_helpers.hpp"
-#include "engine/activations.hpp"
-#include "engine/lif.hpp"
-#include "engine/linear.hpp"
-#include "engine/lstm.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/module_list.hpp"
-#include "engine/random.hpp"
-#include "engine/sequential.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "engine/layers/activations.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/layers/lstm.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/layers/module_list.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/layers/sequential.hpp"
 
 #include <QtTest/QtTest>
 

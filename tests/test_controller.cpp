@@ -5,7 +5,7 @@
 // while paused; the NaN / Inf pause naming module and state; resetState replaying the same data;
 // withModel / readModel; backend switches; probe errors and the probe overflow policy.
 // Threads: test_controller_threads.cpp.
-#include "controller_test_helpers.hpp"
+#include "tests/controller_test_helpers.hpp"
 
 #include <QtTest/QtTest>
 

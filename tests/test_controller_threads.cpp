@@ -3,9 +3,9 @@
 // timing assertions) and commands waking a sleeping worker; the destructor while running and
 // while pacing; and a hammer test with several threads sending commands while it runs, checking
 // that every row is received or counted as dropped and every bad command gives one Error event.
-#include "controller_test_helpers.hpp"
+#include "tests/controller_test_helpers.hpp"
 
-#include "engine/random.hpp"
+#include "engine/tensor/random.hpp"
 
 #include <QtTest/QtTest>
 

@@ -2,14 +2,14 @@
 // batchnorm2d), Conv2d against a direct convolution, unbatched inputs and shape errors, the
 // per-time-step evolve adapter, eval-mode formulas and training-mode running statistics,
 // state-dict loading, model-file round trips, and the module factory's configs.
-#include "engine/conv2d.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/normalization.hpp"
-#include "engine/random.hpp"
-#include "engine/sequential.hpp"
-#include "layer_test_helpers.hpp"
-#include "reference_case.hpp"
+#include "engine/layers/conv2d.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/layers/normalization.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/layers/sequential.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

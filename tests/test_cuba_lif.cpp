@@ -5,13 +5,13 @@
 // per-neuron loops agreeing, the registry (defaults, ports, invalid values refused naming the
 // attribute, nothing changed), the factory, the model-file round trip, and a Brian2 reference
 // (tests/data/cuba/brian2_cuba.json) matched spike step for spike step.
-#include "module_compare.hpp"
-#include "neuron_test_helpers.hpp"
-#include "engine/cuba_lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/random.hpp"
-#include "engine/sequential.hpp"
+#include "tests/module_compare.hpp"
+#include "tests/neuron_test_helpers.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/layers/sequential.hpp"
 
 #include <QtTest/QtTest>
 

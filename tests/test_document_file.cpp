@@ -4,8 +4,8 @@
 // following undo/redo/save, atomic saving (a failing save keeps the old file), recent files,
 // bundled examples, autosave only when modified, crash recovery and clean close.
 // Settings and recovery files live in temporary directories.
-#include "ui/document_file.hpp"
-#include "ui/graph_commands.hpp"
+#include "ui/document/document_file.hpp"
+#include "ui/document/graph_commands.hpp"
 
 #include <QDir>
 #include <QFile>

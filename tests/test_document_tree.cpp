@@ -3,10 +3,10 @@
 // undo/redo updates the items in place (no rebuild) and keeps the user's folding; user clicks
 // and ctrl-clicks emit nodesSelected, selectNodes() selects quietly; a selected node that is
 // deleted leaves the selection; double-click activates; a null or deleted document clears.
-#include "graph_test_models.hpp"
-#include "ui/document_tree.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
+#include "tests/graph_test_models.hpp"
+#include "ui/editor/document_tree.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
 
 #include <QHeaderView>
 #include <QSignalSpy>

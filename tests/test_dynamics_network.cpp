@@ -3,13 +3,13 @@
 // downsample variants, the template factory (ResBlock, MLP, DynamicsNetwork), model files with
 // constructor-built children, and the bundled template resources/examples/dynamics_network.json.
 // ResBlock and MLP on their own are covered by test_composites.cpp.
-#include "engine/dynamics_network.hpp"
-#include "engine/lstm.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/random.hpp"
-#include "layer_test_helpers.hpp"
-#include "reference_case.hpp"
+#include "engine/composites/dynamics_network.hpp"
+#include "engine/layers/lstm.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/random.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

@@ -5,13 +5,13 @@
 // minimap and nested networks; the edit actions: double-click entering nested modules (a
 // Sequential shown read-only, refusing structural edits), dropping a palette entry, clipboard
 // copy/paste with the paste landing in view, align and auto-layout as one undo step each.
-#include "graph_test_models.hpp"
-#include "ui/graph_canvas.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
-#include "ui/graph_node_item.hpp"
-#include "ui/graph_wire_item.hpp"
-#include "ui/palette_widget.hpp"
+#include "tests/graph_test_models.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
+#include "ui/editor/graph_node_item.hpp"
+#include "ui/editor/graph_wire_item.hpp"
+#include "ui/editor/palette_widget.hpp"
 
 #include <QApplication>
 #include <QClipboard>

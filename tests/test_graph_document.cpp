@@ -1,12 +1,12 @@
 // GraphDocument and its undo commands: ids, roles and fine-grained signals; every command's
 // redo → undo → redo equality; refused edits; attribute-edit merging; group/ungroup simulating
 // bit-identically; copy/paste; and 1000 random edits undone back to the saved JSON byte for byte.
-#include "graph_test_models.hpp"
-#include "engine/backend.hpp"
-#include "engine/network.hpp"
-#include "layer_test_helpers.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
+#include "tests/graph_test_models.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/network/network.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
 
 #include <QSignalSpy>
 #include <QtTest/QtTest>

@@ -1,8 +1,8 @@
-// Align and layered auto-layout geometry (ui/graph_layout.hpp): every alignment against edges
+// Align and layered auto-layout geometry (ui/editor/graph_layout.hpp): every alignment against edges
 // and centres worked out by hand, equal gaps of the distributions, chains, diamonds, cycles,
 // crossing removal, components stacked in order, spacing options, and on random graphs: no
 // overlaps, grid multiples, the selection's top-left kept, determinism and a 500-node run.
-#include "ui/graph_layout.hpp"
+#include "ui/editor/graph_layout.hpp"
 
 #include <QtTest/QtTest>
 

@@ -11,7 +11,7 @@
 // examples. A failure prints the seed, the example and the last 20 events.
 #include "real_input.hpp"
 
-#include "ui/main_window.hpp"
+#include "ui/window/main_window.hpp"
 
 #include <QAction>
 #include <QDialog>

@@ -4,13 +4,13 @@
 // switches update the derived rows; resets are one undo step; the family filter; updates from
 // undo flow into the editors without pushing anything; large modules build no per-element
 // widgets; a DynamicsNetwork's statistics follow edits of the weights below it.
-#include "engine/dynamics_network.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/network.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
-#include "ui/inspector.hpp"
-#include "ui/inspector_editors.hpp"
+#include "engine/composites/dynamics_network.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/network/network.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
+#include "ui/inspector/inspector.hpp"
+#include "ui/inspector/inspector_editors.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>

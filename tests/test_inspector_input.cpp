@@ -10,14 +10,14 @@
 // Runs with QT_QPA_PLATFORM=offscreen; real events through QTest and tests/real_input.hpp.
 #include "real_input.hpp"
 
-#include "ui/graph_breadcrumb.hpp"
-#include "ui/graph_canvas.hpp"
-#include "ui/graph_document.hpp"
-#include "ui/inspector.hpp"
-#include "ui/inspector_editors.hpp"
-#include "ui/main_window.hpp"
+#include "ui/editor/graph_breadcrumb.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/document/graph_document.hpp"
+#include "ui/inspector/inspector.hpp"
+#include "ui/inspector/inspector_editors.hpp"
+#include "ui/window/main_window.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QAbstractItemView>
 #include <QAction>

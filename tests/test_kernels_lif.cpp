@@ -1,20 +1,23 @@
-// Tests for kernels/lif_cuda: device discovery never throws, a build or machine without CUDA
-// refuses with a clear message, malformed problems are rejected before any device work, and on
-// a CUDA device the kernels match the engine's CPU LIF (spikes exactly, traces within 1e-5) for
-// feed-forward layers with one or more synapses, recurrent layers, several batch elements,
-// carried-over state, chunked transfers and max_spikes_per_dt clamping. Recurrent weights are
+// Tests for the CUDA LIF kernel (kernels::lifStepsCuda, driven by the CUDA executor through
+// LIF's device twin, engine/neurons/lif_device.cpp): device discovery never throws, a build or
+// machine without CUDA refuses with a clear message, and on a CUDA device the kernel matches the
+// engine's CPU LIF (spikes exactly, traces within 1e-5) for feed-forward layers with one or more
+// synapses, recurrent layers, several batch elements, carried-over state, chunked transfers and
+// max_spikes_per_dt clamping. Recurrent weights are
 // multiples of 1/256 so that spikes @ w_rec sums exactly in any order (the CPU uses Eigen's GEMV,
 // the GPU sums in neuron order). Device comparisons skip with the reason when no device is usable.
-#include "engine/lif.hpp"
-#include "engine/recording.hpp"
-#include "engine/tensor.hpp"
-#include "kernels/lif_cuda.hpp"
+#include "engine/core/recording.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/tensor/tensor.hpp"
+#include "kernels/cuda_device.hpp"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -23,7 +26,11 @@
 #include <vector>
 
 using spike::engine::AttributeMap;
+using spike::engine::BackendKind;
+using spike::engine::ExecutorOptions;
 using spike::engine::LIF;
+using spike::engine::ProbeInfo;
+using spike::engine::ProbeRequest;
 using spike::engine::RecordSpec;
 using spike::engine::Shape;
 using spike::engine::Tensor;
@@ -61,26 +68,6 @@ Tensor dyadicWeights(std::int64_t nOut, std::int64_t nIn, std::uint32_t seed)
     return w;
 }
 
-/// A scalar / (1,) / (n,) / (n, nsyn) attribute as n * nsyn values, neuron-major.
-std::vector<float> expand(const Tensor& t, std::int64_t n, std::int64_t nsyn)
-{
-    std::vector<float> out(static_cast<std::size_t>(n * nsyn));
-    for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t k = 0; k < nsyn; ++k) {
-            float value = 0.0F;
-            if (t.numel() == 1) {
-                value = t[0];
-            } else if (t.numel() == n) {
-                value = t[i];
-            } else {
-                value = t[i * nsyn + k];
-            }
-            out[static_cast<std::size_t>(i * nsyn + k)] = value;
-        }
-    }
-    return out;
-}
-
 std::unique_ptr<LIF> makeLif(std::int64_t nIn, std::int64_t nOut, bool hasRec, ParamStyle style,
                              float maxSpikes)
 {
@@ -110,57 +97,52 @@ struct CudaResult {
     std::vector<float> finalVmem, finalIsyn, finalSpikes;
 };
 
-/// Runs the CUDA backend on `input` from the LIF's current parameters and state.
-CudaResult runCuda(const LIF& lif, const Tensor& input, std::int64_t maxChunkSteps)
+/// Runs the CUDA executor over `input` (B, T, nIn) with the CPU's batch semantics: every batch
+/// element on a fresh `prepare()`d layer (so each starts from the same stored state), advanced in
+/// chunks of `chunk` steps (0: the executor's default); the final States are batch element 0's.
+CudaResult runCuda(const std::function<std::unique_ptr<LIF>()>& prepare, const Tensor& input,
+                   std::int64_t chunk)
 {
     const std::int64_t batches = input.dim(0);
     const std::int64_t steps = input.dim(1);
-    const std::int64_t nIn = lif.sizeIn();
-    const std::int64_t nOut = lif.sizeOut();
-    const std::int64_t nsyn = lif.nSynapses();
-    const std::vector<float> alpha = expand(lif.tensor("alpha"), nOut, 1);
-    const std::vector<float> beta = expand(lif.tensor("beta"), nOut, nsyn);
-    const std::vector<float> bias = expand(lif.tensor("bias"), nOut, 1);
-    const std::vector<float> threshold = expand(lif.tensor("threshold"), nOut, 1);
-    const std::vector<float> vmem0 = expand(lif.tensor("vmem"), nOut, 1);
-    const std::vector<float> isyn0 = expand(lif.tensor("isyn"), nOut, nsyn);
-    const std::vector<float> spikes0 = expand(lif.tensor("spikes"), nOut, 1);
-
-    const auto bt = static_cast<std::size_t>(batches * steps);
+    const std::int64_t nIn = input.dim(2);
+    const auto flat = [](const Tensor& t) {
+        return std::vector<float>(t.data(), t.data() + t.numel());
+    };
     CudaResult r;
-    r.spikes.assign(bt * static_cast<std::size_t>(nOut), -1.0F);
-    r.vmem.assign(bt * static_cast<std::size_t>(nOut), -1.0F);
-    r.isyn.assign(bt * static_cast<std::size_t>(nIn), -1.0F);
-    r.irec.assign(lif.hasRecurrence() ? bt * static_cast<std::size_t>(nIn) : 0, -1.0F);
-    r.finalVmem.assign(static_cast<std::size_t>(nOut), -1.0F);
-    r.finalIsyn.assign(static_cast<std::size_t>(nIn), -1.0F);
-    r.finalSpikes.assign(static_cast<std::size_t>(nOut), -1.0F);
-
-    kernels::LifProblem p;
-    p.batches = batches;
-    p.steps = steps;
-    p.nIn = nIn;
-    p.nOut = nOut;
-    p.nSyn = nsyn;
-    p.input = input.data();
-    p.alpha = alpha.data();
-    p.beta = beta.data();
-    p.bias = bias.data();
-    p.threshold = threshold.data();
-    p.maxSpikes = lif.tensor("max_spikes_per_dt")[0];
-    p.wRec = lif.hasRecurrence() ? lif.tensor("w_rec").data() : nullptr;
-    p.initialVmem = vmem0.data();
-    p.initialIsyn = isyn0.data();
-    p.initialSpikes = spikes0.data();
-    p.spikes = r.spikes.data();
-    p.recVmem = r.vmem.data();
-    p.recIsyn = r.isyn.data();
-    p.recIrec = lif.hasRecurrence() ? r.irec.data() : nullptr;
-    p.finalVmem = r.finalVmem.data();
-    p.finalIsyn = r.finalIsyn.data();
-    p.finalSpikes = r.finalSpikes.data();
-    p.maxChunkSteps = maxChunkSteps;
-    kernels::lifForwardCuda(p);
+    for (std::int64_t b = 0; b < batches; ++b) {
+        const std::unique_ptr<LIF> lif = prepare();
+        ExecutorOptions options;
+        if (chunk > 0) {
+            options.maxChunkSteps = chunk;
+        }
+        const auto ex = spike::engine::makeExecutor(*lif, BackendKind::Cuda, options);
+        std::vector<ProbeRequest> probes{{"", "vmem", {}}, {"", "isyn", {}}};
+        if (lif->hasRecurrence()) {
+            probes.push_back({"", "irec", {}});
+        }
+        const std::vector<ProbeInfo> info = ex->setProbes(probes);
+        std::vector<float>* traces[] = {&r.vmem, &r.isyn, &r.irec};
+        const std::int64_t nOut = lif->sizeOut();
+        std::vector<float> out(static_cast<std::size_t>(ex->maxChunkSteps() * nOut));
+        const float* x = input.data() + b * steps * nIn;
+        for (std::int64_t t = 0; t < steps;) {
+            const std::int64_t n = std::min(ex->maxChunkSteps(), steps - t);
+            ex->advance(n, x + t * nIn, out.data());
+            r.spikes.insert(r.spikes.end(), out.begin(), out.begin() + n * nOut);
+            for (std::size_t k = 0; k < info.size(); ++k) {
+                const float* rows = ex->probeData(k);
+                traces[k]->insert(traces[k]->end(), rows, rows + n * info[k].width);
+            }
+            t += n;
+        }
+        if (b == 0) {
+            ex->storeStates();
+            r.finalVmem = flat(lif->tensor("vmem"));
+            r.finalIsyn = flat(lif->tensor("isyn"));
+            r.finalSpikes = flat(lif->tensor("spikes"));
+        }
+    }
     return r;
 }
 
@@ -213,30 +195,6 @@ std::string skipMessage(const kernels::CudaDeviceInfo& info)
     return info.reason.rfind(prefix, 0) == 0 ? info.reason : prefix + info.reason;
 }
 
-/// A small valid feed-forward problem over caller-owned buffers.
-struct SmallProblem {
-    std::vector<float> input = std::vector<float>(2 * 3 * 4, 0.5F);
-    std::vector<float> ones = std::vector<float>(4, 0.9F);
-    std::vector<float> zeros = std::vector<float>(4, 0.0F);
-    std::vector<float> out = std::vector<float>(2 * 3 * 4, 0.0F);
-    kernels::LifProblem problem;
-
-    SmallProblem()
-    {
-        problem.batches = 2;
-        problem.steps = 3;
-        problem.nIn = 4;
-        problem.nOut = 4;
-        problem.nSyn = 1;
-        problem.input = input.data();
-        problem.alpha = ones.data();
-        problem.beta = ones.data();
-        problem.bias = zeros.data();
-        problem.threshold = ones.data();
-        problem.spikes = out.data();
-    }
-};
-
 }  // namespace
 
 class TestKernelsLif : public QObject {
@@ -244,8 +202,7 @@ class TestKernelsLif : public QObject {
 
 private slots:
     void deviceQueryNeverThrows();
-    void forwardRefusesWithoutDevice();
-    void malformedProblemsRejected();
+    void executorRefusesWithoutDevice();
     void cudaMatchesCpu_data();
     void cudaMatchesCpu();
 };
@@ -276,81 +233,25 @@ void TestKernelsLif::deviceQueryNeverThrows()
     }
 }
 
-void TestKernelsLif::forwardRefusesWithoutDevice()
+void TestKernelsLif::executorRefusesWithoutDevice()
 {
     const kernels::CudaDeviceInfo info = kernels::queryCudaDevice();
     if (info.available) {
         QSKIP("a CUDA device is present; the refusal path cannot be exercised");
     }
-    SmallProblem small;
+    auto lif = makeLif(4, 4, false, ParamStyle::Scalars, 65536.0F);
     std::string message;
     try {
-        kernels::lifForwardCuda(small.problem);
-        QFAIL("lifForwardCuda returned without a usable device");
+        spike::engine::makeExecutor(*lif, BackendKind::Cuda);
+        QFAIL("the CUDA executor was made without a usable device");
     } catch (const std::runtime_error& e) {
         message = e.what();
     }
     QVERIFY(!message.empty());
     QVERIFY2(message.find("CUDA") != std::string::npos, message.c_str());
     if (!kernels::builtWithCuda()) {
-        QVERIFY2(message.find("no CUDA support") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("built without CUDA") != std::string::npos, message.c_str());
         QVERIFY2(message.find("SPIKE_WITH_CUDA=ON") != std::string::npos, message.c_str());
-    }
-}
-
-void TestKernelsLif::malformedProblemsRejected()
-{
-    if (!kernels::builtWithCuda()) {
-        QSKIP("built without CUDA: every call reports the missing CUDA support first");
-    }
-    {
-        SmallProblem small;
-        small.problem.nSyn = 2;  // nIn 4 != nOut 4 * nSyn 2
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kernels::lifForwardCuda(small.problem));
-    }
-    {
-        SmallProblem small;
-        small.problem.alpha = nullptr;
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kernels::lifForwardCuda(small.problem));
-    }
-    {
-        SmallProblem small;
-        small.problem.spikes = nullptr;
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kernels::lifForwardCuda(small.problem));
-    }
-    {
-        SmallProblem small;
-        std::vector<float> irec(small.input.size());
-        small.problem.recIrec = irec.data();  // irec without recurrence
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kernels::lifForwardCuda(small.problem));
-    }
-    {
-        // Recurrent layers above the one-block limit are refused with a message naming it.
-        const std::int64_t n = kernels::kMaxRecurrentNeurons + 1;
-        std::vector<float> perNeuron(static_cast<std::size_t>(n), 0.5F);
-        std::vector<float> w(static_cast<std::size_t>(n * n), 0.0F);
-        std::vector<float> x(static_cast<std::size_t>(n), 0.0F);
-        std::vector<float> out(static_cast<std::size_t>(n), 0.0F);
-        kernels::LifProblem p;
-        p.batches = 1;
-        p.steps = 1;
-        p.nIn = n;
-        p.nOut = n;
-        p.input = x.data();
-        p.alpha = perNeuron.data();
-        p.beta = perNeuron.data();
-        p.bias = perNeuron.data();
-        p.threshold = perNeuron.data();
-        p.wRec = w.data();
-        p.spikes = out.data();
-        std::string message;
-        try {
-            kernels::lifForwardCuda(p);
-        } catch (const std::runtime_error& e) {
-            message = e.what();
-        }
-        QVERIFY2(message.find(std::to_string(kernels::kMaxRecurrentNeurons)) != std::string::npos,
-                 message.c_str());
     }
 }
 
@@ -361,7 +262,7 @@ void TestKernelsLif::cudaMatchesCpu_data()
     QTest::addColumn<bool>("hasRec");
     QTest::addColumn<int>("batches");
     QTest::addColumn<int>("steps");
-    QTest::addColumn<int>("chunk");  // maxChunkSteps, 0 = automatic
+    QTest::addColumn<int>("chunk");  // maxChunkSteps, 0 = the executor's default
     QTest::addColumn<int>("style");  // ParamStyle
     QTest::addColumn<float>("maxSpikes");
     QTest::addColumn<float>("inputLo");
@@ -414,18 +315,24 @@ void TestKernelsLif::cudaMatchesCpu()
         QSKIP(skipMessage(info).c_str());
     }
 
-    auto lif = makeLif(nIn, nOut, hasRec, static_cast<ParamStyle>(style), maxSpikes);
+    const auto prepare = [&] {
+        auto lif = makeLif(nIn, nOut, hasRec, static_cast<ParamStyle>(style), maxSpikes);
+        if (carryState) {
+            lif->evolve(uniformTensor(Shape{1, 37, nIn}, inputLo, inputHi, 5));
+        }
+        return lif;
+    };
+    auto lif = prepare();
     if (carryState) {
-        lif->evolve(uniformTensor(Shape{1, 37, nIn}, inputLo, inputHi, 5));
         QVERIFY(largest(lif->tensor("vmem")) > 0.0F);
     }
     const Tensor input = uniformTensor(Shape{batches, steps, nIn}, inputLo, inputHi, 7);
 
     CudaResult gpu;
     try {
-        gpu = runCuda(*lif, input, chunk);
+        gpu = runCuda(prepare, input, chunk);
     } catch (const std::exception& e) {
-        QFAIL(qPrintable(QStringLiteral("lifForwardCuda threw: %1").arg(e.what())));
+        QFAIL(qPrintable(QStringLiteral("the CUDA executor threw: %1").arg(e.what())));
     }
     const auto cpu = lif->evolve(input, RecordSpec(true));
     const auto& rec = cpu.record.at("");

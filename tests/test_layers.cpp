@@ -2,14 +2,14 @@
 // guarantees, NaN propagation, shape errors, the per-time-step evolve adapter, hooks on
 // forward(), initialisation, and model-file round trips. Conv2d, BatchNorm and LayerNorm are
 // covered by test_conv_norm.cpp.
-#include "engine/activations.hpp"
-#include "engine/linear.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/random.hpp"
-#include "engine/sequential.hpp"
-#include "layer_test_helpers.hpp"
-#include "reference_case.hpp"
+#include "engine/layers/activations.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/layers/sequential.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

@@ -1,8 +1,8 @@
 // LIF neuron: every lif_* reference case recorded from Rockpool's LIFTorch (spikes exactly,
 // traces within the case's tolerance), leak-mode conversions, batching, noise reproducibility,
 // max_spikes clamping and invalid-attribute handling.
-#include "engine/lif.hpp"
-#include "reference_case.hpp"
+#include "engine/neurons/lif.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

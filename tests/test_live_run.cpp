@@ -13,16 +13,16 @@
 // leaves the others alone; a trace shared with the primary one; refusals with a reason; 1000
 // traced channels shrink the window as maxWindowValues says.
 // Offscreen; no timing assertions (waits have generous timeouts only).
-#include "live_run_test_helpers.hpp"
-#include "ui/live_run.hpp"
-#include "ui/raster_plot.hpp"
+#include "tests/live_run_test_helpers.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/plots/raster_plot.hpp"
 
-#include "engine/error.hpp"
-#include "engine/lif.hpp"
-#include "engine/linear.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/sources.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/sources/sources.hpp"
 
 #include <QFile>
 #include <QSignalSpy>

@@ -6,15 +6,15 @@
 // series; a model that cannot be run is refused with the engine's message and the old run goes
 // on running, its traces and plot model unchanged.
 // Offscreen; no timing assertions (waits have generous timeouts only).
-#include "live_run_test_helpers.hpp"
-#include "ui/live_run.hpp"
-#include "ui/raster_plot.hpp"
+#include "tests/live_run_test_helpers.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/plots/raster_plot.hpp"
 
-#include "engine/error.hpp"
-#include "engine/lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/node_runner.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/core/node_runner.hpp"
 
 #include <QFile>
 #include <QSignalSpy>

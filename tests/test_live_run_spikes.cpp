@@ -6,13 +6,13 @@
 // steps; recording() then shows the spikes of the window's steps. A dense spike series in
 // recording() is cut to maxWindowValues floats (its last steps) while its window keeps all.
 // Offscreen; no timing assertions.
-#include "live_run_test_helpers.hpp"
-#include "ui/live_run.hpp"
+#include "tests/live_run_test_helpers.hpp"
+#include "ui/run/live_run.hpp"
 
-#include "engine/lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/sources.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/sources/sources.hpp"
 
 #include <QFile>
 #include <QtTest/QtTest>

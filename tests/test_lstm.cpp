@@ -1,14 +1,14 @@
 // LSTM: the torch reference case, a multi-layer run against a naive per-gate implementation,
 // the batch_first and unbatched layouts, shape errors, evolve() carrying h and c across calls,
 // PyTorch state-dict names, initialisation and model-file round trips.
-#include "layer_test_helpers.hpp"
-#include "engine/linear.hpp"
-#include "engine/lstm.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/random.hpp"
-#include "engine/sequential.hpp"
-#include "reference_case.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/layers/lstm.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/layers/sequential.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

@@ -2,12 +2,12 @@
 // value encodings load, extra top-level data passes through, state-dict folders load strictly,
 // and every malformed file in tests/data/corpus fails with its own specific message naming the
 // file and JSON path.
-#include "module_compare.hpp"
-#include "engine/lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/npy.hpp"
-#include "engine/sequential.hpp"
+#include "tests/module_compare.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/npy.hpp"
+#include "engine/layers/sequential.hpp"
 
 #include <QtTest/QtTest>
 

@@ -1,8 +1,8 @@
 // Module tree and attribute registry: torch.nn.Module-style tree operations, Rockpool-style
 // registry queries, validate-then-commit, state dicts with PyTorch key names, hooks, modes,
 // printing, and evolve() semantics (batching, chunking, recording time base, bad input).
-#include "engine/lif.hpp"
-#include "engine/sequential.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/layers/sequential.hpp"
 
 #include <QtTest/QtTest>
 

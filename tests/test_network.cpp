@@ -1,16 +1,16 @@
 // Network wiring, cycle delays, the execution plan (time-batched versus lock-step), chunking
 // determinism, nesting, probes, health checks and the model-file round trip.
-#include "engine/backend.hpp"
-#include "engine/execution_plan.hpp"
-#include "engine/lif.hpp"
-#include "engine/linear.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "engine/projections.hpp"
-#include "engine/sequential.hpp"
-#include "engine/sources.hpp"
-#include "layer_test_helpers.hpp"
-#include "module_compare.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/runtime/execution_plan.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/layers/linear.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/network/projections.hpp"
+#include "engine/layers/sequential.hpp"
+#include "engine/sources/sources.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "tests/module_compare.hpp"
 
 #include <QtTest/QtTest>
 

@@ -3,14 +3,14 @@
 // parametrisations converting exactly, refractoriness properties (no spike while rho > 0, a
 // refractory period of exactly rho_reset steps), initial state, chunked and batched evolution,
 // invalid values, the factory and the model-file round trip.
-#include "module_compare.hpp"
-#include "neuron_test_helpers.hpp"
-#include "engine/lif_refrac.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/random.hpp"
-#include "engine/sequential.hpp"
-#include "reference_case.hpp"
+#include "tests/module_compare.hpp"
+#include "tests/neuron_test_helpers.hpp"
+#include "engine/neurons/lif_refrac.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/layers/sequential.hpp"
+#include "tests/reference_case.hpp"
 
 #include <QtTest/QtTest>
 

@@ -2,9 +2,9 @@
 // supported dtype and header version, and one clear error for each kind of malformed file.
 // Fixtures under data/npy were written by NumPy (data/npy/make_fixtures.py); malformed inputs
 // are assembled here byte by byte.
-#include "engine/error.hpp"
-#include "engine/npy.hpp"
-#include "engine/tensor.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/tensor/npy.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <QByteArray>
 #include <QDir>

@@ -2,9 +2,9 @@
 // (projections left out), filtering by typed words, requests by double-click, Enter on an entry
 // and quick-add from the search field, keyboard hand-over from the field to the list, and the
 // drag payload (MIME round trip and the tree's own mimeData).
-#include "ui/palette_widget.hpp"
+#include "ui/editor/palette_widget.hpp"
 
-#include "engine/module_factory.hpp"
+#include "engine/io/module_factory.hpp"
 
 #include <QLineEdit>
 #include <QMimeData>

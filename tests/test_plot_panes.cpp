@@ -1,12 +1,12 @@
 // PlotPanes: pane keys and order, the grid, linked time axes (frozen panes left out), Close and
 // Freeze buttons, scrolling, and a screenshot of a raster + 20-trace + 1000-trace layout.
-#include "trace_test_series.hpp"
+#include "tests/trace_test_series.hpp"
 
-#include "ui/plot_panes.hpp"
-#include "ui/raster_plot.hpp"
-#include "ui/trace_plot.hpp"
+#include "ui/plots/plot_panes.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
 
-#include "engine/lif.hpp"
+#include "engine/neurons/lif.hpp"
 
 #include <QScrollArea>
 #include <QScrollBar>

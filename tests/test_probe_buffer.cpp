@@ -3,9 +3,9 @@
 // events, span restarts and clear(), a randomised run against a plain deque model, and a
 // producer thread pushing while a consumer thread takes (every row or event is either received
 // or counted as dropped, in step order).
-#include "engine/error.hpp"
-#include "engine/probe_buffer.hpp"
-#include "engine/random.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/runtime/probe_buffer.hpp"
+#include "engine/tensor/random.hpp"
 
 #include <QtTest/QtTest>
 

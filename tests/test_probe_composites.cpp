@@ -6,12 +6,12 @@
 // them. Network::evolve records value_prefix through the same runner. The
 // bundled demo resources/examples/dynamics_network_driven.json loads, runs at dt = 1 ms and its
 // outputs stay finite and change over time.
-#include "engine/backend.hpp"
-#include "engine/dynamics_network.hpp"
-#include "engine/model_io.hpp"
-#include "engine/network.hpp"
-#include "controller_test_helpers.hpp"
-#include "layer_test_helpers.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/composites/dynamics_network.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "tests/controller_test_helpers.hpp"
+#include "tests/layer_test_helpers.hpp"
 
 #include <QtTest/QtTest>
 

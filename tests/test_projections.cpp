@@ -4,12 +4,12 @@
 // (strided buffers, accumulation), hand-computed evolve() of each type, batch semantics, the
 // connectivity rules' invariants and statistics, seeding, state-dict and model-file round trips,
 // rejected values naming their attribute, the factory entries, and a 10^5 x 10^5 in-degree build.
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/projections.hpp"
-#include "engine/random.hpp"
-#include "layer_test_helpers.hpp"
-#include "module_compare.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/network/projections.hpp"
+#include "engine/tensor/random.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "tests/module_compare.hpp"
 
 #include <QtTest/QtTest>
 

@@ -3,8 +3,8 @@
 // two million draws are standard normal by their moments and the Kolmogorov–Smirnov statistic;
 // filling at once or in pieces gives the same stream; and a noisy LIF at rest has the
 // Ornstein–Uhlenbeck stationary variance sigma^2 dt / (1 - alpha^2).
-#include "engine/lif.hpp"
-#include "engine/random.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/tensor/random.hpp"
 
 #include <QtTest/QtTest>
 

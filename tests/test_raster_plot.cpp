@@ -8,10 +8,10 @@
 // Density cells follow the widget's size: at most one per pixel of the axis rect either way.
 // Windows of modules the model does not have, or that cover no step, are left out.
 // Offscreen.
-#include "ui/raster_plot.hpp"
+#include "ui/plots/raster_plot.hpp"
 
-#include "engine/lif.hpp"
-#include "engine/network.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/network/network.hpp"
 
 #include <QtTest/QtTest>
 

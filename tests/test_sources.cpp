@@ -3,12 +3,12 @@
 // playback with and without looping), zero-channel input end to end, chunked evolution
 // bit-identical to one call, a source driving a LIF in a Sequential, rejected values, the
 // factory's configs, and model-file round trips including a FileSource whose data is a .npy file.
-#include "engine/lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/module_factory.hpp"
-#include "engine/npy.hpp"
-#include "engine/sequential.hpp"
-#include "engine/sources.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/npy.hpp"
+#include "engine/layers/sequential.hpp"
+#include "engine/sources/sources.hpp"
 
 #include <QtTest/QtTest>
 

@@ -1,17 +1,17 @@
-// Spike lists (engine/spike_lists.hpp): the listing of a row's non-zero channels, event-driven
+// Spike lists (engine/tensor/spike_lists.hpp): the listing of a row's non-zero channels, event-driven
 // delivery from the lists (SparseProjection::deliverListed() and clearListed()) against the scan
 // of the dense rows, the CPU executor with lists against the executor without them (the same
 // spikes, traces, outputs and states bit for bit, for any chunking and schedule), the probes'
 // spike lists, and ProbeBuffer events found from lists against those found by a scan.
-#include "engine/backend.hpp"
-#include "engine/cuba_lif.hpp"
-#include "engine/lif.hpp"
-#include "engine/network.hpp"
-#include "engine/probe_buffer.hpp"
-#include "engine/projections.hpp"
-#include "engine/random.hpp"
-#include "engine/sources.hpp"
-#include "engine/spike_lists.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/network/network.hpp"
+#include "engine/runtime/probe_buffer.hpp"
+#include "engine/network/projections.hpp"
+#include "engine/tensor/random.hpp"
+#include "engine/sources/sources.hpp"
+#include "engine/tensor/spike_lists.hpp"
 
 #include <QtTest/QtTest>
 

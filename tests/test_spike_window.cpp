@@ -4,9 +4,9 @@
 // its non-zero entries and its sum, firstStep() / endStep() follow the trims. Also: bad events are
 // refused and leave the window as it was; trimToEvents() drops whole steps only and keeps the
 // newest one; fromDense() and toDense() are inverse; toDense() with fewer steps keeps the last.
-#include "ui/spike_window.hpp"
+#include "ui/plots/spike_window.hpp"
 
-#include "engine/error.hpp"
+#include "engine/tensor/error.hpp"
 
 #include <QtTest/QtTest>
 

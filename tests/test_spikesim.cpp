@@ -1,9 +1,9 @@
 // spikesim, driven as a user would (QProcess): `info` lists the tree and registry, `run` writes
 // recordings that equal an in-process evolve(), and every error exits non-zero with one line
 // naming the file, JSON path or attribute, leaving no output file behind.
-#include "engine/lif.hpp"
-#include "engine/model_io.hpp"
-#include "engine/npy.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/tensor/npy.hpp"
 
 #include <QtTest/QtTest>
 

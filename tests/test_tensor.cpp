@@ -1,8 +1,8 @@
 // Tests for engine/tensor: Shape construction and its limits (rank, negative extents, element
 // counts that would overflow int64), text form, and Tensor construction, scalar access, reshape,
 // Eigen views, finiteness and bit-exact comparison.
-#include "engine/error.hpp"
-#include "engine/tensor.hpp"
+#include "engine/tensor/error.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <QtTest>
 

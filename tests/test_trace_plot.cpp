@@ -1,13 +1,13 @@
 // TracePlot: the line view up to kMaxTraces traces, the density view above (cell counts, mean,
 // envelope, columns per width), freeze, the cursor read-out, thresholds and CSV export.
-#include "trace_test_series.hpp"
+#include "tests/trace_test_series.hpp"
 
-#include "ui/plot_export.hpp"
-#include "ui/plot_style.hpp"
-#include "ui/trace_density.hpp"
-#include "ui/trace_plot.hpp"
+#include "ui/plots/plot_export.hpp"
+#include "ui/plots/plot_style.hpp"
+#include "ui/plots/trace_density.hpp"
+#include "ui/plots/trace_plot.hpp"
 
-#include "engine/lif.hpp"
+#include "engine/neurons/lif.hpp"
 
 #include <QApplication>
 #include <QMouseEvent>

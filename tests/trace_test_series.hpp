@@ -2,7 +2,7 @@
 // function of (step, trace), 1 ms steps from t = 0, in mV.
 #pragma once
 
-#include "engine/recording.hpp"
+#include "engine/core/recording.hpp"
 
 #include <cmath>
 #include <cstdint>

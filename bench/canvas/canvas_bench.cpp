@@ -5,10 +5,10 @@
 // at 1:1, and the time to build the scene from the document. No assertions (see
 // docs/editor-canvas.md for results). With --screenshot it instead renders a model file
 // (--model) into a PNG, laying out nodes that have no stored position.
-#include "ui/graph_canvas.hpp"
-#include "ui/graph_commands.hpp"
-#include "ui/graph_document.hpp"
-#include "ui/graph_node_item.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/document/graph_commands.hpp"
+#include "ui/document/graph_document.hpp"
+#include "ui/editor/graph_node_item.hpp"
 
 #include <CLI/CLI.hpp>
 

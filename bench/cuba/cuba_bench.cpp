@@ -21,10 +21,10 @@
 // probe-free run. See bench/README.md.
 //
 // Single-threaded. Owns only what main() builds.
-#include "bench_common.hpp"
-#include "cuba_network.hpp"
-#include "engine/backend.hpp"
-#include "engine/node_runner.hpp"
+#include "bench/bench_common.hpp"
+#include "bench/cuba/cuba_network.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/core/node_runner.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

@@ -14,11 +14,11 @@
 // Header-only, one translation unit includes it. Owns nothing global; thread: main's.
 #pragma once
 
-#include "bench_common.hpp"
-#include "engine/cuba_lif.hpp"
-#include "engine/network.hpp"
-#include "engine/projections.hpp"
-#include "engine/tensor.hpp"
+#include "bench/bench_common.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/network/network.hpp"
+#include "engine/network/projections.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <array>
 #include <cstdint>

@@ -9,12 +9,12 @@
 //           shown window, redrawn whenever new samples were drained (LiveRun::updated).
 // Prints steps/s of each run, frames per second and frame times of the gui run, and the
 // slowdown of drain and gui against engine. No assertions; results are in bench/README.md.
-#include "ui/live_run.hpp"
-#include "ui/raster_plot.hpp"
-#include "ui/trace_plot.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
 
-#include "engine/model_io.hpp"
-#include "engine/simulation_controller.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/runtime/simulation_controller.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -24,11 +24,11 @@
 //
 // Memory (MemAvailable) is checked before each size; a size that would not fit is skipped.
 // Single-threaded. Owns only what main() builds. Targets: none (information for the lead).
-#include "bench_common.hpp"
-#include "engine/backend.hpp"
-#include "engine/cuba_lif.hpp"
-#include "engine/network.hpp"
-#include "engine/projections.hpp"
+#include "bench/bench_common.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/network/network.hpp"
+#include "engine/network/projections.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

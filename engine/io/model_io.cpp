@@ -1,0 +1,682 @@
+// Model files and state-dict folders. See model_io.hpp and docs/model-format.md.
+#include "engine/io/model_io.hpp"
+
+#include "engine/io/module_factory.hpp"
+#include "engine/network/network.hpp"
+#include "engine/tensor/npy.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <unistd.h>
+
+namespace spike::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kFormatName = "spikestudio.model";
+
+/// Error at a JSON pointer of a file.
+[[noreturn]] void fail(const std::string& pointer, const std::string& what)
+{
+    throw Error((pointer.empty() ? std::string("/") : pointer) + ": " + what);
+}
+
+std::string escapePointerToken(const std::string& token)
+{
+    std::string out;
+    for (const char c : token) {
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+float toFloat32(const nlohmann::json& j, const std::string& pointer)
+{
+    if (j.is_boolean()) {
+        return j.get<bool>() ? 1.0F : 0.0F;
+    }
+    if (!j.is_number()) {
+        fail(pointer, std::string("expected a number, got ") +
+                          (j.is_null() ? "null (NaN and Inf cannot be stored in JSON)"
+                                       : std::string(j.type_name())));
+    }
+    const double d = j.get<double>();
+    if (std::abs(d) > static_cast<double>(std::numeric_limits<float>::max())) {
+        fail(pointer, "value " + j.dump() + " does not fit in float32");
+    }
+    return static_cast<float>(d);
+}
+
+/// Shape of a rectangular nested list; fails on ragged or too-deep lists.
+void inferShape(const nlohmann::json& j, const std::string& pointer, std::size_t depth,
+                std::vector<std::int64_t>& dims)
+{
+    if (!j.is_array()) {
+        return;
+    }
+    if (depth >= static_cast<std::size_t>(Shape::kMaxRank)) {
+        fail(pointer, "arrays have at most 4 dimensions");
+    }
+    if (dims.size() <= depth) {
+        dims.push_back(static_cast<std::int64_t>(j.size()));
+    } else if (dims[depth] != static_cast<std::int64_t>(j.size())) {
+        fail(pointer, "ragged nested list: expected " + std::to_string(dims[depth]) +
+                          " elements, got " + std::to_string(j.size()));
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        if (j[i].is_array() != j[0].is_array()) {
+            fail(pointer + "/" + std::to_string(i), "mixes numbers and lists at one level");
+        }
+        inferShape(j[i], pointer + "/" + std::to_string(i), depth + 1, dims);
+    }
+}
+
+void flattenInto(const nlohmann::json& j, const std::string& pointer, std::vector<float>& out)
+{
+    if (j.is_array()) {
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            flattenInto(j[i], pointer + "/" + std::to_string(i), out);
+        }
+        return;
+    }
+    out.push_back(toFloat32(j, pointer));
+}
+
+/// JSON number that parses back to exactly `f` as float32, written in its shortest form.
+nlohmann::json floatJson(float f)
+{
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, f);
+    const double shortest = std::strtod(std::string(buf, res.ptr).c_str(), nullptr);
+    if (static_cast<float>(shortest) == f) {
+        return shortest;
+    }
+    return static_cast<double>(f);
+}
+
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(path + ": cannot open: " + std::strerror(errno));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// Writes `text` to `path` through a temporary file and rename.
+void writeAtomically(const std::string& path, const std::string& text)
+{
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            throw Error(path + ": cannot write: " + std::strerror(errno));
+        }
+        out << text;
+        out.flush();
+        if (!out) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw Error(path + ": write failed: " + std::strerror(errno));
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw Error(path + ": cannot replace file: " + ec.message());
+    }
+}
+
+/// Checks the keys of a module object and returns its "type".
+std::string moduleType(const nlohmann::json& j, const std::string& pointer)
+{
+    if (!j.is_object()) {
+        fail(pointer, std::string("expected a module object, got ") + j.type_name());
+    }
+    for (const auto& [key, value] : j.items()) {
+        if (key != "type" && key != "config" && key != "attributes" && key != "children" &&
+            key != "name" && key != "connections") {
+            fail(pointer + "/" + escapePointerToken(key),
+                 "unknown key (expected type, config, attributes, children, connections, name)");
+        }
+    }
+    if (!j.contains("type")) {
+        fail(pointer, "missing \"type\" (the module type, e.g. \"LIF\")");
+    }
+    if (!j.at("type").is_string()) {
+        fail(pointer + "/type", "expected a string naming the module type");
+    }
+    return j.at("type").get<std::string>();
+}
+
+std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
+                                    const std::string& baseDir);
+
+void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string& pointer,
+                       const std::string& baseDir);
+
+void applyConnections(Module& module, const nlohmann::json& j, const std::string& pointer,
+                      const std::string& baseDir);
+
+/// Sets the file's attributes on `module`, then its children. `fixedChildren`: the children
+/// were built by a constructor (a composite such as DynamicsNetwork), so the file's children are
+/// matched onto them by name and their attributes set; otherwise they are built and attached.
+void applyModuleJson(Module& module, const nlohmann::json& j, const std::string& pointer,
+                     const std::string& baseDir, bool fixedChildren)
+{
+    const std::string type = module.className();
+    if (j.contains("attributes")) {
+        const auto& attrs = j.at("attributes");
+        const std::string attrPointer = pointer + "/attributes";
+        if (!attrs.is_object()) {
+            fail(attrPointer, "expected an object mapping attribute names to values");
+        }
+        AttributeMap values;
+        for (const auto& [name, value] : attrs.items()) {
+            const std::string p = attrPointer + "/" + escapePointerToken(name);
+            if (!module.hasAttribute(name)) {
+                std::string names;
+                for (const auto& v : module.attributes()) {
+                    names += (names.empty() ? "" : ", ") + v.spec->name;
+                }
+                fail(p, "unknown attribute for " + type + " (attributes: " +
+                            (names.empty() ? std::string("none") : names) + ")");
+            }
+            AttributeValue decoded = attributeFromJson(value, p, baseDir);
+            if (Status s = module.spec(name).validate(decoded, type); !s.ok) {
+                fail(p, s.message);
+            }
+            values.emplace(name, std::move(decoded));
+        }
+        if (Status s = module.setAttributes({{"", values}}); !s.ok) {
+            fail(attrPointer, s.message);
+        }
+    }
+
+    if (!j.contains("children")) {
+        applyConnections(module, j, pointer, baseDir);
+        return;
+    }
+    const auto& children = j.at("children");
+    if (!children.is_array()) {
+        fail(pointer + "/children", "expected a list of modules");
+    }
+    const ModuleTypeInfo* info = findModuleType(type);
+    if (!fixedChildren && (info == nullptr || !info->container) && !children.empty()) {
+        fail(pointer + "/children", type + " cannot hold child modules");
+    }
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < children.size(); ++i) {
+        const std::string p = pointer + "/children/" + std::to_string(i);
+        const auto& c = children[i];
+        std::string name = std::to_string(i);
+        if (c.is_object() && c.contains("name")) {
+            if (!c.at("name").is_string()) {
+                fail(p + "/name", "expected a string");
+            }
+            name = c.at("name").get<std::string>();
+        }
+        if (fixedChildren) {
+            if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+                fail(p + "/name", "child '" + name + "' of " + type + " appears twice");
+            }
+            seen.push_back(name);
+            Module* target = nullptr;
+            std::string names;
+            for (const auto& [n, m] : module.namedChildren()) {
+                names += (names.empty() ? "'" : ", '") + n + "'";
+                if (n == name) {
+                    target = m;
+                }
+            }
+            if (target == nullptr) {
+                fail(c.is_object() && c.contains("name") ? p + "/name" : p,
+                     type + " builds its children from its config and has no child named '" +
+                         name + "' (children: " + (names.empty() ? std::string("none") : names) +
+                         ")");
+            }
+            applyToBuiltChild(*target, c, p, baseDir);
+            continue;
+        }
+        std::unique_ptr<Module> child = buildModule(c, p, baseDir);
+        try {
+            attachChild(module, name, std::move(child));
+        } catch (const Error& e) {
+            fail(p, e.what());
+        }
+    }
+    applyConnections(module, j, pointer, baseDir);
+}
+
+/// Reads a Network's "connections" list (after its nodes): {"name", "from", "to", "delayed",
+/// "projection": module object}. Any other module type may not have the key.
+void applyConnections(Module& module, const nlohmann::json& j, const std::string& pointer,
+                      const std::string& baseDir)
+{
+    if (!j.contains("connections")) {
+        return;
+    }
+    const std::string listPointer = pointer + "/connections";
+    auto* net = dynamic_cast<Network*>(&module);
+    if (net == nullptr) {
+        fail(listPointer, module.className() + " has no connections (only a Network does)");
+    }
+    const auto& list = j.at("connections");
+    if (!list.is_array()) {
+        fail(listPointer, "expected a list of connections");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string p = listPointer + "/" + std::to_string(i);
+        const auto& c = list[i];
+        if (!c.is_object()) {
+            fail(p, std::string("expected a connection object, got ") + c.type_name());
+        }
+        for (const auto& [key, value] : c.items()) {
+            if (key != "name" && key != "from" && key != "to" && key != "delayed" &&
+                key != "projection") {
+                fail(p + "/" + escapePointerToken(key),
+                     "unknown key (expected from, to, name, delayed, projection)");
+            }
+        }
+        auto text = [&](const char* key, bool required) -> std::string {
+            if (!c.contains(key)) {
+                if (required) {
+                    fail(p, std::string("missing \"") + key + "\" (an endpoint such as \"exc.spikes\")");
+                }
+                return {};
+            }
+            if (!c.at(key).is_string()) {
+                fail(p + "/" + key, "expected a string");
+            }
+            return c.at(key).get<std::string>();
+        };
+        const std::string from = text("from", true);
+        const std::string to = text("to", true);
+        const std::string name = text("name", false);
+        std::optional<bool> delayed;
+        if (c.contains("delayed")) {
+            if (!c.at("delayed").is_boolean()) {
+                fail(p + "/delayed", "expected true or false");
+            }
+            delayed = c.at("delayed").get<bool>();
+        }
+        std::unique_ptr<Projection> projection;
+        if (c.contains("projection")) {
+            std::unique_ptr<Module> built = buildModule(c.at("projection"), p + "/projection", baseDir);
+            if (dynamic_cast<Projection*>(built.get()) == nullptr) {
+                fail(p + "/projection/type", built->className() +
+                                                 " is not a projection (expected DenseProjection, "
+                                                 "OneToOneProjection or SparseProjection)");
+            }
+            projection.reset(static_cast<Projection*>(built.release()));
+        }
+        try {
+            net->connect(from, to, std::move(projection), name, delayed);
+        } catch (const Error& e) {
+            fail(p, e.what());
+        }
+    }
+}
+
+/// Applies a file's module object to a child its parent's constructor built: the type must be
+/// the built one, config entries given must equal the built child's, then attributes and
+/// children are set as for any module (the child's own children are fixed too).
+void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string& pointer,
+                       const std::string& baseDir)
+{
+    const std::string type = moduleType(j, pointer);
+    const std::string parent = child.parent() != nullptr ? child.parent()->className() : "";
+    if (type != child.className()) {
+        fail(pointer + "/type", parent + " builds its child '" + child.name() + "' as " +
+                                    child.className() + ", not " + type);
+    }
+    if (j.contains("config")) {
+        const auto& config = j.at("config");
+        if (!config.is_object()) {
+            fail(pointer + "/config", "expected an object");
+        }
+        const nlohmann::json built = child.config();
+        for (const auto& [key, value] : config.items()) {
+            const std::string p = pointer + "/config/" + escapePointerToken(key);
+            if (!built.is_object() || !built.contains(key)) {
+                fail(p, "unknown config key for " + type);
+            }
+            if (built.at(key) != value) {
+                fail(p, parent + " builds its child '" + child.name() + "' with " + key + " = " +
+                            built.at(key).dump() + " (from its own config), not " + value.dump());
+            }
+        }
+    }
+    applyModuleJson(child, j, pointer, baseDir, true);
+}
+
+std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
+                                    const std::string& baseDir)
+{
+    const std::string type = moduleType(j, pointer);
+    std::unique_ptr<Module> module;
+    const nlohmann::json config = j.value("config", nlohmann::json::object());
+    try {
+        if (findModuleType(type) == nullptr) {
+            (void)createModule(type, config);  // throws the "unknown type" message
+        }
+        module = createModule(type, config);
+    } catch (const Error& e) {
+        fail(pointer + (findModuleType(type) == nullptr ? "/type" : "/config"), e.what());
+    }
+    // A module whose constructor built children (a composite) keeps them.
+    const bool fixedChildren = module->childCount() > 0;
+    applyModuleJson(*module, j, pointer, baseDir, fixedChildren);
+    return module;
+}
+
+nlohmann::json moduleJson(const Module& m, const std::string& path, const SaveOptions& options,
+                          const std::string& baseDir, const std::string& arrayDir)
+{
+    nlohmann::json j;
+    j["type"] = m.className();
+    const nlohmann::json config = m.config();
+    if (!config.empty()) {
+        j["config"] = config;
+    }
+    nlohmann::json attrs = nlohmann::json::object();
+    for (const auto& view : m.attributes()) {
+        if (view.derived) {
+            continue;
+        }
+        const auto* t = std::get_if<Tensor>(view.value);
+        if (t != nullptr && !arrayDir.empty() && options.inlineLimit >= 0 &&
+            t->numel() > options.inlineLimit) {
+            const std::string file =
+                (path.empty() ? std::string("root") : path) + "." + view.spec->name + ".npy";
+            fs::create_directories(arrayDir);
+            npy::save((fs::path(arrayDir) / file).string(), *t);
+            const std::string rel =
+                fs::relative(fs::path(arrayDir) / file, baseDir.empty() ? "." : baseDir)
+                    .generic_string();
+            attrs[view.spec->name] = {{"npy", rel}};
+        } else {
+            attrs[view.spec->name] = attributeToJson(*view.value);
+        }
+    }
+    if (!attrs.empty()) {
+        j["attributes"] = attrs;
+    }
+    const auto* net = dynamic_cast<const Network*>(&m);
+    const auto children = net != nullptr ? net->nodes() : m.namedChildren();
+    if (!children.empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& [name, child] : children) {
+            nlohmann::json cj = moduleJson(*child, path.empty() ? name : path + "." + name,
+                                           options, baseDir, arrayDir);
+            cj["name"] = name;
+            list.push_back(std::move(cj));
+        }
+        j["children"] = std::move(list);
+    }
+    if (net != nullptr && !net->connections().empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const Connection& c : net->connections()) {
+            nlohmann::json cj{{"name", c.name},
+                              {"from", c.from.toString()},
+                              {"to", c.to.toString()},
+                              {"delayed", c.delayed}};
+            if (c.hasProjection) {
+                cj["projection"] = moduleJson(*net->projection(c.name),
+                                              path.empty() ? c.name : path + "." + c.name,
+                                              options, baseDir, arrayDir);
+            }
+            list.push_back(std::move(cj));
+        }
+        j["connections"] = std::move(list);
+    }
+    return j;
+}
+
+}  // namespace
+
+AttributeValue attributeFromJson(const nlohmann::json& j, const std::string& pointer,
+                                 const std::string& baseDir)
+{
+    if (j.is_string()) {
+        return j.get<std::string>();
+    }
+    if (j.is_number() || j.is_boolean() || j.is_null()) {
+        return Tensor::scalar(toFloat32(j, pointer));
+    }
+    if (j.is_array()) {
+        std::vector<std::int64_t> dims;
+        inferShape(j, pointer, 0, dims);
+        std::vector<float> values;
+        flattenInto(j, pointer, values);
+        const Shape shape(dims);
+        if (shape.numel() != static_cast<std::int64_t>(values.size())) {
+            fail(pointer, "ragged nested list");
+        }
+        return Tensor(shape, values);
+    }
+    if (j.is_object()) {
+        if (j.contains("npy")) {
+            if (!j.at("npy").is_string()) {
+                fail(pointer + "/npy", "expected the path of a .npy file");
+            }
+            const fs::path rel = j.at("npy").get<std::string>();
+            const fs::path full = rel.is_absolute() ? rel : fs::path(baseDir) / rel;
+            try {
+                return npy::load(full.string());
+            } catch (const Error& e) {
+                fail(pointer + "/npy", e.what());
+            }
+        }
+        if (j.contains("shape") && j.contains("data")) {
+            const auto& s = j.at("shape");
+            if (!s.is_array() || s.size() > 4) {
+                fail(pointer + "/shape", "expected a list of at most 4 extents");
+            }
+            std::vector<std::int64_t> dims;
+            for (std::size_t i = 0; i < s.size(); ++i) {
+                if (!s[i].is_number_integer() || s[i].get<std::int64_t>() < 0) {
+                    fail(pointer + "/shape/" + std::to_string(i), "expected a whole number >= 0");
+                }
+                dims.push_back(s[i].get<std::int64_t>());
+            }
+            const Shape shape(dims);
+            const auto& d = j.at("data");
+            if (!d.is_array()) {
+                fail(pointer + "/data", "expected a flat list of numbers");
+            }
+            if (static_cast<std::int64_t>(d.size()) != shape.numel()) {
+                fail(pointer + "/data", "shape " + shape.toString() + " needs " +
+                                            std::to_string(shape.numel()) + " values, got " +
+                                            std::to_string(d.size()));
+            }
+            std::vector<float> values;
+            values.reserve(d.size());
+            for (std::size_t i = 0; i < d.size(); ++i) {
+                values.push_back(toFloat32(d[i], pointer + "/data/" + std::to_string(i)));
+            }
+            return Tensor(shape, values);
+        }
+        fail(pointer, "expected {\"shape\": [...], \"data\": [...]} or {\"npy\": \"file.npy\"}");
+    }
+    fail(pointer, std::string("unsupported value of type ") + j.type_name());
+}
+
+nlohmann::json attributeToJson(const AttributeValue& value)
+{
+    if (const auto* s = std::get_if<std::string>(&value)) {
+        return *s;
+    }
+    const Tensor& t = std::get<Tensor>(value);
+    if (t.isScalar()) {
+        return floatJson(t[0]);
+    }
+    nlohmann::json data = nlohmann::json::array();
+    for (std::int64_t i = 0; i < t.numel(); ++i) {
+        data.push_back(floatJson(t[i]));
+    }
+    return {{"shape", t.shape().dims()}, {"data", std::move(data)}};
+}
+
+ModelDocument modelFromJson(const nlohmann::json& doc, const std::string& sourceName,
+                            const std::string& baseDir)
+{
+    try {
+        if (!doc.is_object()) {
+            fail("", "expected a JSON object with \"format\", \"version\" and \"model\"");
+        }
+        if (!doc.contains("format") || doc.at("format") != kFormatName) {
+            fail("/format", std::string("expected \"") + kFormatName + "\"" +
+                                (doc.contains("format") ? ", got " + doc.at("format").dump()
+                                                        : " (missing)"));
+        }
+        if (!doc.contains("version") || !doc.at("version").is_number_integer()) {
+            fail("/version", "expected the format version as a whole number");
+        }
+        const int version = doc.at("version").get<int>();
+        if (version < 1 || version > kModelFormatVersion) {
+            fail("/version", "version " + std::to_string(version) +
+                                 " is not supported; this build reads versions 1 to " +
+                                 std::to_string(kModelFormatVersion));
+        }
+        if (!doc.contains("model")) {
+            fail("/model", "missing (the root module)");
+        }
+        ModelDocument out;
+        out.root = buildModule(doc.at("model"), "/model", baseDir);
+        for (const auto& [key, value] : doc.items()) {
+            if (key != "format" && key != "version" && key != "model") {
+                out.extras[key] = value;
+            }
+        }
+        return out;
+    } catch (const Error& e) {
+        throw Error(sourceName + ": " + e.what());
+    }
+}
+
+ModelDocument loadModelDocument(const std::string& path)
+{
+    const std::string text = readFile(path);
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        std::size_t line = 1;
+        std::size_t column = 1;
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        std::string reason = e.what();
+        const auto colon = reason.rfind(": ");
+        if (colon != std::string::npos) {
+            reason = reason.substr(colon + 2);
+        }
+        throw Error(path + ": invalid JSON at line " + std::to_string(line) + ", column " +
+                    std::to_string(column) + ": " + reason);
+    }
+    const std::string base = fs::path(path).parent_path().string();
+    return modelFromJson(doc, path, base.empty() ? "." : base);
+}
+
+std::unique_ptr<Module> loadModel(const std::string& path)
+{
+    return loadModelDocument(path).root;
+}
+
+nlohmann::json modelToJson(const Module& root, const SaveOptions& options,
+                           const std::string& baseDir, const std::string& arrayDir,
+                           const nlohmann::json& extras)
+{
+    nlohmann::json doc;
+    doc["format"] = kFormatName;
+    doc["version"] = kModelFormatVersion;
+    doc["model"] = moduleJson(root, "", options, baseDir, arrayDir);
+    for (const auto& [key, value] : extras.items()) {
+        if (key != "format" && key != "version" && key != "model") {
+            doc[key] = value;
+        }
+    }
+    return doc;
+}
+
+void saveModel(const std::string& path, const Module& root, const SaveOptions& options,
+               const nlohmann::json& extras)
+{
+    const fs::path p(path);
+    const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    if (!fs::is_directory(dir)) {
+        throw Error(path + ": cannot write: folder " + dir.string() + " does not exist");
+    }
+    const fs::path arrayDir = dir / (p.stem().string() + ".arrays");
+    nlohmann::json doc;
+    try {
+        doc = modelToJson(root, options, dir.string(), arrayDir.string(), extras);
+    } catch (const std::exception& e) {
+        throw Error(path + ": " + e.what());
+    }
+    writeAtomically(path, doc.dump(2) + "\n");
+}
+
+StateDict loadStateDictFolder(const std::string& dir)
+{
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        throw Error(dir + ": not a folder of <key>.npy files");
+    }
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".npy") {
+            files.push_back(entry.path());
+        }
+    }
+    if (ec) {
+        throw Error(dir + ": cannot list folder: " + ec.message());
+    }
+    if (files.empty()) {
+        throw Error(dir + ": contains no .npy files (expected one <key>.npy per state-dict key)");
+    }
+    std::sort(files.begin(), files.end());
+    StateDict out;
+    for (const auto& f : files) {
+        out.emplace_back(f.stem().string(), npy::load(f.string()));
+    }
+    return out;
+}
+
+void saveStateDictFolder(const std::string& dir, const StateDict& dict)
+{
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        throw Error(dir + ": cannot create folder: " + ec.message());
+    }
+    for (const auto& [key, value] : dict) {
+        npy::save((fs::path(dir) / (key + ".npy")).string(), value);
+    }
+}
+
+}  // namespace spike::engine

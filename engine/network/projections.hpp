@@ -1,0 +1,140 @@
+// The three projection types a network connection can carry (see projection.hpp for the base).
+//
+//   DenseProjection     post[t] += pre[t] @ W              W (Nsrc, Ndst), "weight"
+//   OneToOneProjection  post[t] += w ⊙ pre[t]              w scalar or (N,), "weight"; Nsrc = Ndst
+//   SparseProjection    for each presynaptic channel i with pre[t][i] != 0, for each synapse
+//                       (i → j) of row i of the CSR: post[t + delay][j] += pre[t][i] * weight
+//
+// DenseProjection sums every output element's terms in ascending presynaptic order and skips
+// zero inputs, in tiles of steps × columns that read each weight row once per tile; the order
+// never depends on the tiling, so any chunking of the steps gives bit-identical rows. Its weights
+// start as Rockpool LinearTorch's, U(-sqrt(6 / Nsrc), sqrt(6 / Nsrc)), seeded by "seed".
+//
+// SparseProjection's synapses are drawn once from its connectivity settings (rule
+// "probability": each pair independently with probability p, drawn row by row with geometric
+// gaps; rule "in_degree": each target draws exactly in_degree distinct sources (Floyd's
+// algorithm); "autapses" false forbids i → i when Nsrc = Ndst), seeded, so the same settings
+// always give the same synapses. Drawing costs O(Nsrc + Ndst + synapses) time and the CSR's
+// memory plus O(Nsrc); at most 2^31 - 1 synapses. The default rule is "in_degree" with
+// in_degree 1, so a module of any size is cheap to build before its own settings are applied
+// (the model-file loader builds from the config, then sets the attributes). The synapses are
+// stored as CSR by presynaptic channel, so delivery costs one pass over the presynaptic row plus
+// O(active channels × fan-out) per step, and O(Ndst) more with a delay; deliverListed(), fed
+// the source's spike lists, skips the pass over the row. Both walk the active channels in
+// ascending order, so every target sums the same terms in the same order.
+//
+// Delay d ≥ 1: the "pending" State is a ring of d rows of Ndst values and "pending_head"
+// (h) the row delivered next. Each step t, in this order:
+//   post[t] += pending[h];  pending[h] = 0                   (what was scattered at step t - d)
+//   pending[h][j] += pre[t][i] * weight for every synapse (i → j) with pre[t][i] != 0
+//   h = (h + 1) mod d
+// so an input in row t arrives in output row t + d, across any number of deliver() calls.
+// resetState() empties the ring. d = 0 scatters straight into post[t] and the ring is (0, Ndst).
+// Changing "delay" reshapes the ring (emptied) unless the same change gives a "pending" of the
+// new shape. Thread: owned by whichever thread runs it.
+#pragma once
+
+#include "engine/core/projection.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spike::engine {
+
+/// All-to-all weights W (Nsrc, Ndst): post[t] += pre[t] @ W.
+class DenseProjection : public Projection {
+public:
+    DenseProjection(std::int64_t nSource, std::int64_t nTarget, const AttributeMap& initial = {});
+    std::string className() const override { return "DenseProjection"; }
+    nlohmann::json config() const override;
+    std::string extraRepr() const override;
+    void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
+                 std::int64_t postStride) override;
+    /// Its device twin (projections_device.cpp).
+    std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
+
+private:
+    AttributeId m_weight;
+};
+
+/// Channel-wise weights: post[t] += w ⊙ pre[t]; w scalar or (N,).
+class OneToOneProjection : public Projection {
+public:
+    explicit OneToOneProjection(std::int64_t n, const AttributeMap& initial = {});
+    std::string className() const override { return "OneToOneProjection"; }
+    nlohmann::json config() const override;
+    std::string extraRepr() const override;
+    void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
+                 std::int64_t postStride) override;
+    /// Its device twin (projections_device.cpp).
+    std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
+
+private:
+    AttributeId m_weight;
+};
+
+/// Seeded random sparse connectivity in CSR, delivered event-driven, with an integer delay.
+class SparseProjection : public Projection {
+public:
+    /// Connectivity rule names accepted by the "rule" attribute.
+    static const std::vector<std::string>& rules();
+
+    SparseProjection(std::int64_t nSource, std::int64_t nTarget, const AttributeMap& initial = {});
+    std::string className() const override { return "SparseProjection"; }
+    nlohmann::json config() const override;
+    std::string extraRepr() const override;
+    void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
+                 std::int64_t postStride) override;
+    /// Walks only the listed channels: O(spikes x fan-out) per step (plus O(Ndst) with a delay).
+    void deliverListed(const float* pre, std::int64_t preStride, const SpikeLists& spikes,
+                       std::int64_t steps, float* post, std::int64_t postStride) override;
+    /// Zeroes the listed channels' targets; without delay only (a ring delivers whole rows).
+    bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
+                     std::int64_t postStride) override;
+    /// Its device twin (projections_device.cpp): the CSR and the delay ring on the device.
+    std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
+
+    /// CSR by presynaptic channel: synapses of channel i are targets()[rowStart()[i] ..
+    /// rowStart()[i + 1]); rowStart() has Nsrc + 1 entries. Targets ascend strictly within a row
+    /// (no pair is connected twice).
+    const std::vector<std::int64_t>& rowStart() const { return m_rowStart; }
+    const std::vector<std::int32_t>& targets() const { return m_targets; }
+    std::int64_t synapseCount() const { return static_cast<std::int64_t>(m_targets.size()); }
+    /// The shared synaptic weight (the "weight" attribute).
+    float weight() const;
+    /// The delay in steps (the "delay" attribute).
+    std::int64_t delaySteps() const;
+
+protected:
+    Status validateChange(const Lookup& proposed) const override;
+    void attributesChanged() override;
+
+private:
+    /// The settings the CSR was drawn from (only the active rule's parameter is kept).
+    struct Connectivity {
+        std::string rule;
+        double p = -1.0;
+        std::int64_t inDegree = -1;
+        std::uint64_t seed = 0;
+        bool autapses = true;
+        bool operator==(const Connectivity&) const = default;
+    };
+
+    /// Redraws the CSR from m_builtWith.
+    void buildSynapses();
+    /// The delay ring around scatterStep(t, row), which adds presynaptic step t's synapses into
+    /// `row` (post[t] itself without delay, else the ring row that reaches post[t + delay]).
+    template <typename ScatterStep>
+    void deliverSteps(std::int64_t steps, float* post, std::int64_t postStride,
+                      ScatterStep&& scatterStep);
+
+    AttributeId m_weight, m_delay, m_rule, m_p, m_inDegree, m_seed, m_autapses, m_pending,
+        m_pendingHead;
+    std::vector<std::int64_t> m_rowStart;
+    std::vector<std::int32_t> m_targets;
+    Connectivity m_builtWith;
+    bool m_built = false;
+};
+
+}  // namespace spike::engine

@@ -1,0 +1,220 @@
+// NeuronLayer: the batch loop and the helpers shared by neuron populations. See neuron_layer.hpp.
+#include "engine/neurons/neuron_layer.hpp"
+
+#include "engine/core/node_runner.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace spike::engine {
+
+NeuronLayer::NeuronLayer(std::vector<std::int64_t> shape, bool spikingInput, bool spikingOutput)
+    : Module(std::move(shape), spikingInput, spikingOutput)
+{
+}
+
+std::vector<std::string> NeuronLayer::recordableSignals() const
+{
+    std::vector<std::string> out;
+    for (const auto& t : traces()) {
+        out.push_back(t.name);
+    }
+    out.emplace_back("spikes");
+    return out;
+}
+
+std::vector<PortSpec> NeuronLayer::outputPorts() const
+{
+    return {PortSpec{"spikes", 0, sizeOut(), true}};
+}
+
+void NeuronLayer::prepareEvolve() {}
+
+/// The runtime's runner of a neuron layer: the batch loop of evolveImpl() cut open, so the
+/// working arrays persist between run() calls and one step costs no allocation.
+class NeuronRunner : public NodeRunner {
+public:
+    explicit NeuronRunner(NeuronLayer& layer) : NodeRunner(layer), m_layer(&layer)
+    {
+        for (const auto& t : layer.traces()) {
+            m_traces.push_back({t.name, t.step.numel(), t.units});
+        }
+        m_channels.resize(m_traces.size());
+        m_targets.resize(m_traces.size());
+    }
+
+    std::vector<TraceInfo> traces() const override { return m_traces; }
+
+    bool selectTraceChannels(std::size_t trace, const std::vector<std::int64_t>& channels) override
+    {
+        m_channels.at(trace) = channels;
+        return true;
+    }
+
+    void load() override
+    {
+        m_carried = m_layer->carriedStates();
+        for (const auto& c : m_carried) {
+            const Tensor& stored = m_layer->value(c.state);
+            c.work->resize(stored.numel());
+            std::copy(stored.data(), stored.data() + stored.numel(), c.work->data());
+        }
+        m_layer->prepareEvolve();
+    }
+
+    void run(const float* in, std::int64_t steps, float* out,
+             const std::vector<float*>& traceTargets) override
+    {
+        for (std::size_t k = 0; k < m_targets.size(); ++k) {
+            const std::vector<std::int64_t>& channels = m_channels[k];
+            m_targets[k] = {traceTargets[k], channels.empty() ? nullptr : channels.data(),
+                            static_cast<std::int64_t>(channels.size())};
+        }
+        m_layer->runBatch(in, steps, out, m_targets);
+        m_layer->advanceSteps(steps);
+    }
+
+    /// Spikes are sparse: the executor lists them per step for event-driven delivery.
+    bool listsSpikes() const override { return m_layer->spikingOutput(); }
+
+    void store() override
+    {
+        for (const auto& c : m_carried) {
+            Tensor& stored = m_layer->stateRef(c.state);
+            std::copy(c.work->data(), c.work->data() + c.work->size(), stored.data());
+        }
+    }
+
+    std::vector<StateArray> workingStates() const override
+    {
+        std::vector<StateArray> out;
+        const auto views = m_layer->attributes();
+        for (const auto& c : m_carried) {
+            out.push_back({views[static_cast<std::size_t>(c.state.index)].spec->name,
+                           c.work->data(), static_cast<std::int64_t>(c.work->size())});
+        }
+        return out;
+    }
+
+private:
+    NeuronLayer* m_layer;
+    std::vector<TraceInfo> m_traces;
+    std::vector<std::vector<std::int64_t>> m_channels;  ///< per trace; empty = whole rows
+    NeuronLayer::TraceTargets m_targets;                ///< scratch for runBatch()
+    std::vector<NeuronLayer::CarriedState> m_carried;
+};
+
+std::unique_ptr<NodeRunner> NeuronLayer::makeRunner()
+{
+    return std::make_unique<NeuronRunner>(*this);
+}
+
+Tensor NeuronLayer::evolveImpl(const TensorView& input, const Recorder& recorder)
+{
+    const std::int64_t batches = input.dim(0);
+    const std::int64_t steps = input.dim(1);
+    const std::int64_t n = sizeOut();
+    const std::int64_t nIn = sizeIn();
+    Tensor output(Shape{batches, steps, n});
+
+    const std::vector<Trace> offered = traces();
+    std::vector<Tensor> recorded(offered.size());
+    std::vector<bool> wanted(offered.size(), false);
+    for (std::size_t k = 0; k < offered.size(); ++k) {
+        if (recorder.wants(offered[k].name)) {
+            wanted[k] = true;
+            recorded[k] = Tensor(offered[k].step.prepended(steps).prepended(batches));
+        }
+    }
+
+    const std::vector<CarriedState> carried = carriedStates();
+    for (const auto& c : carried) {
+        c.work->resize(value(c.state).numel());
+    }
+    prepareEvolve();
+
+    std::vector<Tensor> finals(carried.size());
+    TraceTargets targets(offered.size());
+    for (std::int64_t b = 0; b < batches; ++b) {
+        for (const auto& c : carried) {
+            const Tensor& stored = value(c.state);
+            std::copy(stored.data(), stored.data() + stored.numel(), c.work->data());
+        }
+        for (std::size_t k = 0; k < offered.size(); ++k) {
+            targets[k].data = wanted[k]
+                                  ? recorded[k].data() + b * steps * offered[k].step.numel()
+                                  : nullptr;
+        }
+        runBatch(input.data() + b * steps * nIn, steps, output.data() + b * steps * n, targets);
+        if (b == 0) {
+            for (std::size_t k = 0; k < carried.size(); ++k) {
+                const Eigen::ArrayXf& w = *carried[k].work;
+                finals[k] = Tensor(value(carried[k].state).shape(),
+                                   std::vector<float>(w.data(), w.data() + w.size()));
+            }
+        }
+    }
+    if (batches > 0) {
+        for (std::size_t k = 0; k < carried.size(); ++k) {
+            stateRef(carried[k].state) = std::move(finals[k]);
+        }
+    }
+
+    for (std::size_t k = 0; k < offered.size(); ++k) {
+        if (wanted[k]) {
+            recorder.record(offered[k].name, std::move(recorded[k]), offered[k].units, false);
+        }
+    }
+    if (recorder.wants("spikes")) {
+        recorder.record("spikes", output, "", true);
+    }
+    return output;
+}
+
+std::vector<Shape> NeuronLayer::perNeuronShapes() const
+{
+    return {Shape{}, Shape{1}, Shape{sizeOut()}};
+}
+
+AttributeBuilder NeuronLayer::timeStepAttribute()
+{
+    return std::move(simulationParameter("dt").units("s").positive().initConstant(kDefaultTimeStep)
+                         .doc("Simulation time step"));
+}
+
+void NeuronLayer::expandTo(const Tensor& t, std::int64_t n, std::int64_t nsyn, Eigen::ArrayXf& out)
+{
+    out.resize(n * nsyn);
+    if (t.numel() == 1) {
+        out.setConstant(t[0]);
+    } else if (t.numel() == n) {
+        for (std::int64_t i = 0; i < n; ++i) {
+            out.segment(i * nsyn, nsyn).setConstant(t[i]);
+        }
+    } else {
+        std::copy(t.data(), t.data() + n * nsyn, out.data());
+    }
+}
+
+std::optional<float> NeuronLayer::wholeSteps(float time, float dt)
+{
+    const double ratio = static_cast<double>(time) / static_cast<double>(dt);
+    const double steps = std::nearbyint(ratio);
+    if (std::abs(ratio - steps) > 4.0 * FLT_EPSILON * std::max(std::abs(steps), 1.0)) {
+        return std::nullopt;
+    }
+    return static_cast<float>(steps);
+}
+
+std::string NeuronLayer::number(double v)
+{
+    return describeValue(Tensor::scalar(static_cast<float>(v)));
+}
+
+bool NeuronLayer::allEqual(const Eigen::ArrayXf& a)
+{
+    return a.size() == 0 || (a == a[0]).all();
+}
+
+}  // namespace spike::engine

@@ -1,0 +1,65 @@
+// Backend selection: parsing --backend values and choosing CPU or CUDA. See backend.hpp.
+#include "engine/runtime/backend.hpp"
+
+#include "kernels/cuda_device.hpp"
+
+namespace spike::engine {
+
+BackendKind parseBackendKind(const std::string& text)
+{
+    if (text == "auto") {
+        return BackendKind::Auto;
+    }
+    if (text == "cpu") {
+        return BackendKind::Cpu;
+    }
+    if (text == "cuda") {
+        return BackendKind::Cuda;
+    }
+    throw Error("backend '" + text + "': expected one of 'auto', 'cpu', 'cuda'");
+}
+
+std::string toString(BackendKind kind)
+{
+    switch (kind) {
+    case BackendKind::Auto: return "auto";
+    case BackendKind::Cpu: return "cpu";
+    case BackendKind::Cuda: return "cuda";
+    }
+    return "auto";
+}
+
+bool backendAvailable(BackendKind kind, std::string* why)
+{
+    if (kind != BackendKind::Cuda) {
+        return true;
+    }
+    const kernels::CudaDeviceInfo device = kernels::queryCudaDevice();
+    if (!device.available && why != nullptr) {
+        *why = device.reason;
+    }
+    return device.available;
+}
+
+std::unique_ptr<Executor> makeExecutor(Module& root, BackendKind kind,
+                                       const ExecutorOptions& options, std::string* note)
+{
+    switch (kind) {
+    case BackendKind::Cpu:
+        return makeCpuExecutor(root, options);
+    case BackendKind::Cuda:
+        return makeCudaExecutor(root, options);
+    case BackendKind::Auto:
+        break;
+    }
+    const kernels::CudaDeviceInfo device = kernels::queryCudaDevice();
+    if (device.available) {
+        return makeCudaExecutor(root, options);
+    }
+    if (note != nullptr) {
+        *note = "using the CPU backend: " + device.reason;
+    }
+    return makeCpuExecutor(root, options);
+}
+
+}  // namespace spike::engine

@@ -1,0 +1,500 @@
+// CPU executor: runs an ExecutionPlan through NodeRunners and Projection::deliver() over
+// buffers allocated once. See backend.hpp.
+//
+// Buffers: per node an input block of maxChunk rows × sizeIn (one row for nodes of a lock-step
+// group, which consume each input row as soon as it is gathered) and an output block of
+// (maxChunk + 1) rows × sizeOut, whose row 0 holds the previous chunk's last output (what a
+// delayed edge reads at the chunk's first step) and rows 1..steps this chunk's. Per chunk: the
+// input node's rows take the caller's input; groups run in plan order (a time-batched group
+// gathers and runs all rows at once, a lock-step group one row at a time across its nodes);
+// the output node's rows go to the caller; probes copy their slices; row 0 takes the last row.
+// Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
+// edges add, projections deliver). Spike lists (ExecutorOptions::spikeLists): a node whose runner
+// listsSpikes() also has list rows parallel to its output rows (row 0 the previous chunk's last,
+// rebuilt from the dense row by loadStates()), filled by runListing(); a projection reading such
+// a node's whole output row delivers from the lists (deliverListed()), any other edge from the
+// dense rows. A one-row input whose edges all deliver from lists is zeroed after its node ran by
+// undoing those deliveries (Projection::clearListed()), so the next gather skips the memset.
+// A trace that only probes of some of its channels read (the membranes of 1000 of 10^5
+// neurons) is recorded by its runner for just the union of those channels when the runner can
+// (NodeRunner::selectTraceChannels()), so the rows hold only what the probes copy.
+// Nothing here allocates after construction and setProbes().
+// Thread: the thread that owns the module tree.
+#include "engine/runtime/backend.hpp"
+#include "engine/core/graph.hpp"
+#include "engine/core/node_runner.hpp"
+#include "engine/runtime/probe_target.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace spike::engine {
+
+namespace {
+
+struct NodeBuffers {
+    std::unique_ptr<NodeRunner> runner;  ///< Role::Module only
+    std::vector<float> in;               ///< maxChunk × sizeIn (one row in a lock-step group)
+    bool oneRow = false;                 ///< lock-step: each input row is used at once, so one
+                                         ///< row is reused every step (stays in cache)
+    bool inClear = false;                ///< oneRow: `in` is all zero (cleared after its use)
+    std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
+    std::vector<TraceInfo> traces;
+    std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × traceWidth, or empty
+    std::vector<std::int64_t> traceWidth;       ///< per trace: values per row (its width, or the
+                                                ///< number of channels selected)
+    std::vector<float*> traceTargets;           ///< scratch passed to run()
+    bool lists = false;                    ///< spike lists kept for the output rows
+    std::vector<std::int32_t> listIndices; ///< (maxChunk + 1) × sizeOut, rows as in `out`
+    std::vector<std::int32_t> listCounts;  ///< maxChunk + 1
+
+    /// The spike lists of output rows r = 0 .. maxChunk (lists only).
+    SpikeListTargets listRows(std::int64_t width)
+    {
+        return {listIndices.data(), listCounts.data(), width};
+    }
+};
+
+struct ResolvedProbe {
+    int node = -1;
+    int trace = -1;               ///< -1: output rows
+    std::int64_t offset = 0;      ///< first channel within the row
+    std::int64_t rowWidth = 0;    ///< values per source row
+    std::vector<std::int64_t> indices;  ///< absolute channels, or empty = [offset, offset+width)
+    ProbeInfo info;
+    std::vector<float> data;      ///< maxChunk × width (unused when `direct`)
+    const float* direct = nullptr;  ///< whole rows: the source rows themselves, no copy
+};
+
+class CpuExecutor final : public Executor {
+public:
+    CpuExecutor(Module& root, const ExecutorOptions& options)
+        : Executor(options.maxChunkSteps), m_plan(compilePlan(root, options.plan))
+    {
+        if (options.maxChunkSteps < 1 || options.maxChunkSteps > 1000000) {
+            throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
+                        std::to_string(options.maxChunkSteps));
+        }
+        const auto rows = static_cast<std::size_t>(maxChunkSteps());
+        m_nodes.resize(m_plan.nodes.size());
+        for (std::size_t i = 0; i < m_plan.nodes.size(); ++i) {
+            const PlanNode& p = m_plan.nodes[i];
+            NodeBuffers& b = m_nodes[i];
+            b.oneRow = m_plan.groups[static_cast<std::size_t>(p.group)].lockStep;
+            b.in.assign((b.oneRow ? 1 : rows) * static_cast<std::size_t>(p.sizeIn), 0.0F);
+            b.out.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0.0F);
+            if (p.role == PlanNode::Role::Module) {
+                b.runner = p.module->makeRunner();
+                b.traces = b.runner->traces();
+                b.traceRows.resize(b.traces.size());
+                b.traceWidth.resize(b.traces.size());
+                b.traceTargets.assign(b.traces.size(), nullptr);
+                b.lists = options.spikeLists && b.runner->listsSpikes();
+            }
+            if (b.lists) {
+                b.listIndices.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0);
+                b.listCounts.assign(rows + 1, 0);
+            }
+        }
+        loadStates(true);
+    }
+
+    std::string backendName() const override { return "cpu"; }
+    const ExecutionPlan& plan() const override { return m_plan; }
+
+    std::vector<ProbeInfo> setProbes(const std::vector<ProbeRequest>& requests) override
+    {
+        std::vector<ResolvedProbe> resolved;
+        for (const ProbeRequest& r : requests) {
+            resolved.push_back(resolve(r));
+        }
+        for (auto& b : m_nodes) {
+            for (auto& rows : b.traceRows) {
+                rows.clear();
+                rows.shrink_to_fit();
+            }
+            for (std::size_t k = 0; k < b.traces.size(); ++k) {
+                b.runner->selectTraceChannels(k, {});
+                b.traceWidth[k] = b.traces[k].width;
+            }
+        }
+        selectChannels(resolved);
+        std::vector<ProbeInfo> infos;
+        const auto rows = static_cast<std::size_t>(maxChunkSteps());
+        for (auto& p : resolved) {
+            NodeBuffers& b = m_nodes[static_cast<std::size_t>(p.node)];
+            if (p.trace >= 0) {
+                auto& buffer = b.traceRows[static_cast<std::size_t>(p.trace)];
+                if (buffer.empty()) {  // shared by every probe of this trace; never reallocated
+                    buffer.assign(rows * static_cast<std::size_t>(p.rowWidth), 0.0F);
+                    b.traceWidth[static_cast<std::size_t>(p.trace)] = p.rowWidth;
+                }
+            }
+            // A probe of whole rows reads the rows in place (valid until the next advance()).
+            if (p.indices.empty() && p.offset == 0 && p.info.width == p.rowWidth) {
+                p.direct = p.trace >= 0 ? b.traceRows[static_cast<std::size_t>(p.trace)].data()
+                                        : b.out.data() + p.rowWidth;
+            } else {
+                p.data.assign(rows * static_cast<std::size_t>(p.info.width), 0.0F);
+            }
+            infos.push_back(p.info);
+        }
+        m_probes = std::move(resolved);
+        return infos;
+    }
+
+    void advance(std::int64_t steps, const float* input, float* output) override
+    {
+        if (steps < 1 || steps > maxChunkSteps()) {
+            throw Error("executor: advance() takes 1 to " + std::to_string(maxChunkSteps()) +
+                        " steps, got " + std::to_string(steps));
+        }
+        {
+            const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.inputNode)];
+            float* rows = m_nodes[static_cast<std::size_t>(m_plan.inputNode)].out.data() + p.sizeOut;
+            const std::size_t count = static_cast<std::size_t>(steps * p.sizeOut);
+            if (input != nullptr) {
+                std::memcpy(rows, input, count * sizeof(float));
+            } else {
+                std::memset(rows, 0, count * sizeof(float));
+            }
+        }
+        forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
+            gather(n, t0, len);
+            runNode(n, t0, len);
+            clearInput(n, t0);
+        });
+        if (output != nullptr) {
+            const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
+            const float* rows = m_nodes[static_cast<std::size_t>(m_plan.outputNode)].out.data() + p.sizeOut;
+            std::memcpy(output, rows, static_cast<std::size_t>(steps * p.sizeOut) * sizeof(float));
+        }
+        copyProbes(steps);
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            const std::int64_t w = m_plan.nodes[i].sizeOut;
+            NodeBuffers& b = m_nodes[i];
+            float* out = b.out.data();
+            std::memcpy(out, out + steps * w, static_cast<std::size_t>(w) * sizeof(float));
+            if (b.lists) {
+                const std::int32_t count = b.listCounts[static_cast<std::size_t>(steps)];
+                std::copy_n(b.listIndices.begin() + steps * w, count, b.listIndices.begin());
+                b.listCounts[0] = count;
+            }
+        }
+    }
+
+    const float* probeData(std::size_t k) const override
+    {
+        const ResolvedProbe& p = m_probes.at(k);
+        return p.direct != nullptr ? p.direct : p.data.data();
+    }
+
+    std::optional<SpikeLists> probeSpikeLists(std::size_t k) const override
+    {
+        const ResolvedProbe& p = m_probes.at(k);
+        const NodeBuffers& b = m_nodes[static_cast<std::size_t>(p.node)];
+        if (p.direct == nullptr || p.trace >= 0 || !b.lists) {
+            return std::nullopt;
+        }
+        return SpikeLists{b.listIndices.data(), b.listCounts.data(), p.rowWidth}.from(1);
+    }
+
+    void storeStates() override
+    {
+        for (auto& b : m_nodes) {
+            if (b.runner) {
+                b.runner->store();
+            }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            if (e.delayed && e.graph != nullptr) {
+                const float* row = m_nodes[static_cast<std::size_t>(e.from)].out.data() + e.fromOffset;
+                e.graph->setDelayedValue(e.connection, std::vector<float>(row, row + e.fromSize));
+            }
+        }
+    }
+
+    void loadStates(bool clearDelayed) override
+    {
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            if (m_nodes[i].runner) {
+                m_nodes[i].runner->load();
+            }
+            if (clearDelayed) {
+                std::fill_n(m_nodes[i].out.begin(), m_plan.nodes[i].sizeOut, 0.0F);
+            }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            const std::vector<float>* kept =
+                e.delayed && e.graph != nullptr ? e.graph->delayedValue(e.connection) : nullptr;
+            if (kept != nullptr && static_cast<std::int64_t>(kept->size()) == e.fromSize) {
+                std::copy(kept->begin(), kept->end(),
+                          m_nodes[static_cast<std::size_t>(e.from)].out.begin() + e.fromOffset);
+            }
+        }
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            NodeBuffers& b = m_nodes[i];
+            if (b.lists) {
+                const std::int64_t w = m_plan.nodes[i].sizeOut;
+                listNonZeroRows(b.out.data(), w, w, 1, b.listRows(w));
+            }
+        }
+    }
+
+    std::optional<NonFinite> findNonFinite() const override
+    {
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            if (!m_nodes[i].runner) {
+                continue;
+            }
+            for (const StateArray& s : m_nodes[i].runner->workingStates()) {
+                for (std::int64_t k = 0; k < s.size; ++k) {
+                    if (!std::isfinite(s.data[k])) {
+                        return NonFinite{m_plan.nodes[i].path, s.attribute, k, s.data[k]};
+                    }
+                }
+            }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            if (e.projection == nullptr) {
+                continue;
+            }
+            for (const AttributeView& v : e.projection->attributes()) {
+                const auto* t = std::get_if<Tensor>(v.value);
+                if (v.spec->kind != AttributeKind::State || t == nullptr) {
+                    continue;
+                }
+                for (std::int64_t k = 0; k < t->numel(); ++k) {
+                    if (!std::isfinite((*t)[k])) {
+                        return NonFinite{e.path, v.spec->name, k, (*t)[k]};
+                    }
+                }
+            }
+        }
+        return std::nullopt;
+    }
+
+private:
+    void gather(int node, std::int64_t t0, std::int64_t n)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        if (p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        float* dst = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
+        if (!b.inClear) {
+            std::memset(dst, 0, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+        }
+        b.inClear = false;
+        for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
+            const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
+            const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+            const float* src = m_nodes[static_cast<std::size_t>(e.from)].out.data() +
+                               (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
+            float* target = dst + e.toOffset;
+            if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
+                e.projection->deliverListed(src, srcWidth, *lists, n, target, p.sizeIn);
+                continue;
+            }
+            if (e.projection != nullptr) {
+                e.projection->deliver(src, srcWidth, n, target, p.sizeIn);
+                continue;
+            }
+            for (std::int64_t t = 0; t < n; ++t) {
+                const float* s = src + t * srcWidth;
+                float* d = target + t * p.sizeIn;
+                for (std::int64_t c = 0; c < e.fromSize; ++c) {
+                    d[c] += s[c];
+                }
+            }
+        }
+    }
+
+    /// The spike lists an edge delivers from at chunk row t0 (the source's row t0 + 1, or t0
+    /// when delayed): a projection reading the whole output row of a node with lists.
+    std::optional<SpikeLists> edgeLists(const PlanEdge& e, std::int64_t t0)
+    {
+        NodeBuffers& from = m_nodes[static_cast<std::size_t>(e.from)];
+        const std::int64_t width = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+        if (e.projection == nullptr || !from.lists || e.fromOffset != 0 || e.fromSize != width) {
+            return std::nullopt;
+        }
+        return from.listRows(width).view().from(t0 + (e.delayed ? 0 : 1));
+    }
+
+    /// After a one-row node consumed its input row: zeroes what gather() delivered into it, in
+    /// O(events), when every incoming edge delivered from lists and can undo its writes
+    /// (Projection::clearListed()); then the next gather() skips its memset.
+    void clearInput(int node, std::int64_t t0)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        if (!b.oneRow || p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
+            const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
+            const std::optional<SpikeLists> lists = edgeLists(e, t0);
+            if (!lists ||
+                !e.projection->clearListed(*lists, 1, b.in.data() + e.toOffset, p.sizeIn)) {
+                return;  // what was cleared so far stays zero; gather() memsets the whole row
+            }
+        }
+        b.inClear = true;
+    }
+
+    void runNode(int node, std::int64_t t0, std::int64_t n)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        switch (p.role) {
+        case PlanNode::Role::Input:
+            return;
+        case PlanNode::Role::Output:
+        case PlanNode::Role::Junction:
+            std::memcpy(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn,
+                        static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+            return;
+        case PlanNode::Role::Module:
+            break;
+        }
+        for (std::size_t k = 0; k < b.traces.size(); ++k) {
+            b.traceTargets[k] = b.traceRows[k].empty()
+                                    ? nullptr
+                                    : b.traceRows[k].data() + t0 * b.traceWidth[k];
+        }
+        const float* in = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
+        float* out = b.out.data() + (t0 + 1) * p.sizeOut;
+        if (b.lists) {
+            b.runner->runListing(in, n, out, b.traceTargets, b.listRows(p.sizeOut).from(t0 + 1));
+        } else {
+            b.runner->run(in, n, out, b.traceTargets);
+        }
+    }
+
+    /// For each trace that only probes of some channels read: asks its runner to record just
+    /// the union of their channels (ascending) and re-expresses those probes in that narrower
+    /// row (a probe reading all of it becomes whole-row, read in place).
+    void selectChannels(std::vector<ResolvedProbe>& probes)
+    {
+        const auto whole = [](const ResolvedProbe& p) {
+            return p.indices.empty() && p.offset == 0 && p.info.width == p.rowWidth;
+        };
+        const auto channelsOf = [](const ResolvedProbe& p) {
+            if (!p.indices.empty()) {
+                return p.indices;
+            }
+            std::vector<std::int64_t> range(static_cast<std::size_t>(p.info.width));
+            for (std::size_t k = 0; k < range.size(); ++k) {
+                range[k] = p.offset + static_cast<std::int64_t>(k);
+            }
+            return range;
+        };
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+            const ResolvedProbe& first = probes[i];
+            if (first.trace < 0) {
+                continue;
+            }
+            // Every probe of this trace; the first one found decides (earlier ones did).
+            std::vector<std::size_t> same;
+            bool anyWhole = false;
+            bool seenBefore = false;
+            for (std::size_t j = 0; j < probes.size(); ++j) {
+                if (probes[j].node == first.node && probes[j].trace == first.trace) {
+                    seenBefore = seenBefore || j < i;
+                    anyWhole = anyWhole || whole(probes[j]);
+                    same.push_back(j);
+                }
+            }
+            if (seenBefore || anyWhole) {
+                continue;
+            }
+            std::vector<std::int64_t> channels;
+            for (const std::size_t j : same) {
+                const std::vector<std::int64_t> c = channelsOf(probes[j]);
+                channels.insert(channels.end(), c.begin(), c.end());
+            }
+            std::sort(channels.begin(), channels.end());
+            channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
+            NodeBuffers& b = m_nodes[static_cast<std::size_t>(first.node)];
+            if (!b.runner->selectTraceChannels(static_cast<std::size_t>(first.trace), channels)) {
+                continue;
+            }
+            const auto width = static_cast<std::int64_t>(channels.size());
+            for (const std::size_t j : same) {
+                ResolvedProbe& p = probes[j];
+                std::vector<std::int64_t> positions = channelsOf(p);
+                for (std::int64_t& c : positions) {
+                    c = std::lower_bound(channels.begin(), channels.end(), c) - channels.begin();
+                }
+                p.rowWidth = width;
+                p.offset = 0;
+                p.indices = std::move(positions);
+                bool identity = p.info.width == width;
+                for (std::int64_t k = 0; identity && k < width; ++k) {
+                    identity = p.indices[static_cast<std::size_t>(k)] == k;
+                }
+                if (identity) {
+                    p.indices.clear();
+                }
+            }
+        }
+    }
+
+    void copyProbes(std::int64_t steps)
+    {
+        for (ResolvedProbe& probe : m_probes) {
+            if (probe.direct != nullptr) {
+                continue;
+            }
+            const NodeBuffers& b = m_nodes[static_cast<std::size_t>(probe.node)];
+            const float* rows = probe.trace >= 0
+                                    ? b.traceRows[static_cast<std::size_t>(probe.trace)].data()
+                                    : b.out.data() + probe.rowWidth;
+            const std::int64_t w = probe.info.width;
+            for (std::int64_t t = 0; t < steps; ++t) {
+                const float* row = rows + t * probe.rowWidth;
+                float* dst = probe.data.data() + t * w;
+                if (probe.indices.empty()) {
+                    std::memcpy(dst, row + probe.offset, static_cast<std::size_t>(w) * sizeof(float));
+                } else {
+                    for (std::int64_t k = 0; k < w; ++k) {
+                        dst[k] = row[probe.indices[static_cast<std::size_t>(k)]];
+                    }
+                }
+            }
+        }
+    }
+
+    ResolvedProbe resolve(const ProbeRequest& r) const
+    {
+        std::vector<std::vector<TraceInfo>> traces;
+        for (const NodeBuffers& b : m_nodes) {
+            traces.push_back(b.traces);
+        }
+        const ProbeTarget target = resolveProbeTarget(m_plan, traces, r);
+        ResolvedProbe out;
+        out.node = target.node;
+        out.trace = target.trace;
+        out.offset = target.offset;
+        out.rowWidth = target.rowWidth;
+        out.indices = target.indices;
+        out.info = target.info;
+        return out;
+    }
+
+    ExecutionPlan m_plan;
+    std::vector<NodeBuffers> m_nodes;
+    std::vector<ResolvedProbe> m_probes;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> makeCpuExecutor(Module& root, const ExecutorOptions& options)
+{
+    return std::make_unique<CpuExecutor>(root, options);
+}
+
+}  // namespace spike::engine

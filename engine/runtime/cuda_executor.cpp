@@ -1,0 +1,462 @@
+// CUDA executor: runs an ExecutionPlan with node buffers, neuron States and projections resident
+// on the GPU. See backend.hpp; the schedule is the CPU executor's (cpu_executor.cpp), step for
+// step, so both give the same spikes (docs/backends.md states the exact guarantees).
+//
+// Buffers: per node a device input block of maxChunk rows × sizeIn and a device output block of
+// (maxChunk + 1) rows × sizeOut, whose row 0 holds the previous chunk's last output (read by
+// delayed edges at the chunk's first step). Per chunk: the input node's rows 1..steps take the
+// caller's input (or zeros); groups run in plan order (a time-batched group gathers and runs all
+// rows at once, a lock-step group one row at a time across its nodes); the output node's rows go
+// to the caller; probes are gathered on the device and copied back; row 0 takes row `steps`.
+// Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
+// edges add rows, projections deliver through their device twin).
+//
+// Placement: a node whose module has a device twin (Module::makeDeviceNeuron(): LIF, LIFRefrac,
+// CUBALIF) runs on it when the kernels support its current attributes (decided at every
+// loadStates(); a LIF with membrane noise runs on the host). Every other module runs on the host
+// through its NodeRunner: its input rows are copied device → host and its output rows host →
+// device per run. Projections without a device twin (Projection::makeDeviceProjection()) deliver
+// on the host the same way. Device States are the truth between loadStates() and
+// storeStates(). Errors from the CUDA layer become Error("CUDA backend: ..."). Nothing allocates
+// in advance() but host modules' own runners. Thread: the thread that owns the module tree.
+#include "engine/runtime/backend.hpp"
+#include "engine/core/device_runner.hpp"
+#include "engine/core/node_runner.hpp"
+#include "engine/runtime/probe_target.hpp"
+
+#include "kernels/cuda_device.hpp"
+#include "kernels/network_cuda.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace spike::engine {
+
+namespace {
+
+namespace kn = spike::kernels;
+
+using Floats = kn::DeviceFloats;
+
+/// Runs `body`, turning errors of the CUDA layer (std::exception other than Error) into Error.
+template <typename F>
+auto guarded(const char* what, F&& body) -> decltype(body())
+{
+    try {
+        return body();
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(std::string("CUDA backend: ") + what + ": " + e.what());
+    }
+}
+
+std::size_t count(std::int64_t rows, std::int64_t width)
+{
+    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
+}
+
+struct NodeState {
+    Floats in;                           ///< device, maxChunk × sizeIn
+    Floats out;                          ///< device, (maxChunk + 1) × sizeOut
+    std::unique_ptr<NodeRunner> runner;  ///< Role::Module only
+    std::unique_ptr<DeviceNeuron> twin;  ///< a module with device kernels, else nullptr
+    bool onDevice = false;               ///< runs on `twin` (else on `runner`)
+    std::vector<TraceInfo> traces;
+    std::vector<Floats> traceRows;                  ///< per trace: device maxChunk × width
+    std::vector<std::vector<float>> hostTraceRows;  ///< per trace: host maxChunk × width
+    std::vector<float*> traceTargets;               ///< scratch passed to run()
+    std::vector<float> hostIn;   ///< host staging, maxChunk × sizeIn (host placement)
+    std::vector<float> hostOut;  ///< host staging, maxChunk × sizeOut (host placement)
+};
+
+/// A projection edge: its device twin, or host staging for one without.
+struct EdgeState {
+    std::unique_ptr<DeviceProjection> twin;
+    std::vector<float> hostPre;   ///< maxChunk × source sizeOut
+    std::vector<float> hostPost;  ///< maxChunk × target sizeIn
+};
+
+struct ProbeState {
+    ProbeTarget target;
+    std::vector<std::int64_t> channels;     ///< the kept channels of a row
+    kn::DeviceArray<std::int64_t> columns;  ///< the same, on the device
+    Floats rows;                            ///< device maxChunk × width
+    std::vector<float> data;                ///< host maxChunk × width
+};
+
+class CudaExecutor final : public Executor {
+public:
+    CudaExecutor(Module& root, const ExecutorOptions& options)
+        : Executor(options.maxChunkSteps), m_plan(compilePlan(root, options.plan))
+    {
+        if (options.maxChunkSteps < 1 || options.maxChunkSteps > 1000000) {
+            throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
+                        std::to_string(options.maxChunkSteps));
+        }
+        guarded("allocating the network's device buffers", [&] { allocate(); });
+        loadStates(true);
+    }
+
+    std::string backendName() const override { return "cuda"; }
+    const ExecutionPlan& plan() const override { return m_plan; }
+
+    std::vector<ProbeInfo> setProbes(const std::vector<ProbeRequest>& requests) override
+    {
+        std::vector<std::vector<TraceInfo>> traces;
+        for (const NodeState& n : m_nodes) {
+            traces.push_back(n.traces);
+        }
+        std::vector<ProbeState> probes;
+        for (const ProbeRequest& r : requests) {
+            ProbeState p;
+            p.target = resolveProbeTarget(m_plan, traces, r);
+            probes.push_back(std::move(p));
+        }
+        return guarded("setting up probes", [&] {
+            const std::int64_t rows = maxChunkSteps();
+            for (NodeState& n : m_nodes) {
+                for (std::size_t k = 0; k < n.traces.size(); ++k) {
+                    n.traceRows[k] = Floats();
+                    n.hostTraceRows[k] = std::vector<float>();
+                }
+            }
+            std::vector<ProbeInfo> infos;
+            for (ProbeState& p : probes) {
+                const ProbeTarget& t = p.target;
+                p.channels = t.channels();
+                p.columns = kn::DeviceArray<std::int64_t>(p.channels.size(), "probe channels");
+                kn::copyBytes(p.columns.data(), p.channels.data(), p.channels.size() * 8,
+                              kn::CopyKind::HostToDevice);
+                p.rows = Floats(count(rows, t.info.width), "probe rows");
+                p.data.assign(count(rows, t.info.width), 0.0F);
+                if (t.trace >= 0) {
+                    NodeState& n = m_nodes[static_cast<std::size_t>(t.node)];
+                    const auto k = static_cast<std::size_t>(t.trace);
+                    if (n.traceRows[k].size() == 0) {
+                        n.traceRows[k] = Floats(count(rows, t.rowWidth), "trace rows");
+                        n.hostTraceRows[k].assign(count(rows, t.rowWidth), 0.0F);
+                    }
+                }
+                infos.push_back(t.info);
+            }
+            m_probes = std::move(probes);
+            return infos;
+        });
+    }
+
+    void advance(std::int64_t steps, const float* input, float* output) override
+    {
+        if (steps < 1 || steps > maxChunkSteps()) {
+            throw Error("executor: advance() takes 1 to " + std::to_string(maxChunkSteps()) +
+                        " steps, got " + std::to_string(steps));
+        }
+        guarded("advancing the network", [&] { advanceChunk(steps, input, output); });
+    }
+
+    const float* probeData(std::size_t k) const override { return m_probes.at(k).data.data(); }
+
+    void storeStates() override
+    {
+        guarded("storing the working states", [&] {
+            for (NodeState& n : m_nodes) {
+                if (n.onDevice) {
+                    n.twin->store(*n.runner);
+                } else if (n.runner) {
+                    n.runner->store();
+                }
+            }
+            for (EdgeState& e : m_edges) {
+                if (e.twin) {
+                    e.twin->store();
+                }
+            }
+        });
+    }
+
+    void loadStates(bool clearDelayed) override
+    {
+        guarded("loading the working states", [&] {
+            for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+                NodeState& n = m_nodes[i];
+                n.onDevice = n.twin && n.twin->unsupportedReason().empty();
+                if (n.onDevice) {
+                    n.twin->load();
+                } else if (n.runner) {
+                    n.runner->load();
+                    n.hostIn.resize(count(maxChunkSteps(), m_plan.nodes[i].sizeIn));
+                    n.hostOut.resize(count(maxChunkSteps(), m_plan.nodes[i].sizeOut));
+                }
+                if (clearDelayed) {
+                    kn::zeroFloats(n.out.data(), m_plan.nodes[i].sizeOut);
+                }
+            }
+            for (EdgeState& e : m_edges) {
+                if (e.twin) {
+                    e.twin->load();
+                }
+            }
+            kn::deviceSynchronize("loading the working states");
+        });
+    }
+
+    std::optional<NonFinite> findNonFinite() const override
+    {
+        return guarded("scanning the working states", [&]() -> std::optional<NonFinite> {
+            for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+                const NodeState& n = m_nodes[i];
+                if (n.onDevice) {
+                    if (auto bad = n.twin->findNonFinite()) {
+                        return NonFinite{m_plan.nodes[i].path, bad->attribute, bad->index,
+                                         bad->value};
+                    }
+                } else if (n.runner) {
+                    if (auto bad = scanHost(n.runner->workingStates())) {
+                        return NonFinite{m_plan.nodes[i].path, bad->attribute, bad->index,
+                                         bad->value};
+                    }
+                }
+            }
+            for (std::size_t k = 0; k < m_plan.edges.size(); ++k) {
+                const PlanEdge& e = m_plan.edges[k];
+                if (e.projection == nullptr) {
+                    continue;
+                }
+                const auto bad = m_edges[k].twin ? m_edges[k].twin->findNonFinite()
+                                                 : scanModuleStates(*e.projection);
+                if (bad) {
+                    return NonFinite{e.path, bad->attribute, bad->index, bad->value};
+                }
+            }
+            return std::nullopt;
+        });
+    }
+
+private:
+    void allocate()
+    {
+        const std::int64_t rows = maxChunkSteps();
+        m_nodes.resize(m_plan.nodes.size());
+        for (std::size_t i = 0; i < m_plan.nodes.size(); ++i) {
+            const PlanNode& p = m_plan.nodes[i];
+            NodeState& n = m_nodes[i];
+            n.in = Floats(count(rows, p.sizeIn), "node input rows");
+            n.out = Floats(count(rows + 1, p.sizeOut), "node output rows");
+            if (p.role != PlanNode::Role::Module) {
+                continue;
+            }
+            n.runner = p.module->makeRunner();
+            n.twin = p.module->makeDeviceNeuron();
+            n.traces = n.runner->traces();
+            n.traceRows.resize(n.traces.size());
+            n.hostTraceRows.resize(n.traces.size());
+            n.traceTargets.assign(n.traces.size(), nullptr);
+        }
+        m_edges.resize(m_plan.edges.size());
+        for (std::size_t k = 0; k < m_plan.edges.size(); ++k) {
+            const PlanEdge& e = m_plan.edges[k];
+            if (e.projection == nullptr) {
+                continue;
+            }
+            m_edges[k].twin = e.projection->makeDeviceProjection();
+            if (!m_edges[k].twin) {
+                const auto& from = m_plan.nodes[static_cast<std::size_t>(e.from)];
+                const auto& to = m_plan.nodes[static_cast<std::size_t>(e.to)];
+                m_edges[k].hostPre.assign(count(rows, from.sizeOut), 0.0F);
+                m_edges[k].hostPost.assign(count(rows, to.sizeIn), 0.0F);
+            }
+        }
+    }
+
+    void advanceChunk(std::int64_t steps, const float* input, float* output)
+    {
+        {
+            const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.inputNode)];
+            float* rows =
+                m_nodes[static_cast<std::size_t>(m_plan.inputNode)].out.data() + p.sizeOut;
+            if (input != nullptr) {
+                kn::copyBytes(rows, input, count(steps, p.sizeOut) * sizeof(float),
+                              kn::CopyKind::HostToDevice);
+            } else {
+                kn::zeroFloats(rows, steps * p.sizeOut);
+            }
+        }
+        forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
+            gather(n, t0, len);
+            runNode(n, t0, len);
+        });
+        if (output != nullptr) {
+            const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
+            const float* rows =
+                m_nodes[static_cast<std::size_t>(m_plan.outputNode)].out.data() + p.sizeOut;
+            kn::copyBytes(output, rows, count(steps, p.sizeOut) * sizeof(float),
+                          kn::CopyKind::DeviceToHost);
+        }
+        copyProbes(steps);
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            const std::int64_t w = m_plan.nodes[i].sizeOut;
+            float* out = m_nodes[i].out.data();
+            kn::copyRows(out, w, out + steps * w, w, w, 1, kn::CopyKind::DeviceToDevice);
+        }
+        kn::deviceSynchronize("finishing the chunk");
+    }
+
+    void gather(int node, std::int64_t t0, std::int64_t n)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        if (p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        float* dst = m_nodes[static_cast<std::size_t>(node)].in.data() + t0 * p.sizeIn;
+        kn::zeroFloats(dst, n * p.sizeIn);
+        for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
+            const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
+            const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+            const float* src = m_nodes[static_cast<std::size_t>(e.from)].out.data() +
+                               (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
+            float* target = dst + e.toOffset;
+            if (e.projection == nullptr) {
+                kn::addRows(target, p.sizeIn, src, srcWidth, e.fromSize, n);
+                continue;
+            }
+            EdgeState& edge = m_edges[static_cast<std::size_t>(ei)];
+            if (edge.twin) {
+                edge.twin->deliver(src, srcWidth, n, target, p.sizeIn);
+            } else {
+                deliverOnHost(e, edge, src, srcWidth, n, target, p.sizeIn);
+            }
+        }
+    }
+
+    /// A projection without a device twin: its source rows and the target rows it adds to go
+    /// to the host and back (whole rows, so strides stay those of the device buffers).
+    static void deliverOnHost(const PlanEdge& e, EdgeState& edge, const float* src,
+                              std::int64_t srcWidth, std::int64_t n, float* target,
+                              std::int64_t targetWidth)
+    {
+        const std::int64_t preWidth = e.projection->sizeSource();
+        const std::int64_t postWidth = e.projection->sizeTarget();
+        kn::copyRows(edge.hostPre.data(), srcWidth, src, srcWidth, preWidth, n,
+                     kn::CopyKind::DeviceToHost);
+        kn::copyRows(edge.hostPost.data(), targetWidth, target, targetWidth, postWidth, n,
+                     kn::CopyKind::DeviceToHost);
+        e.projection->deliver(edge.hostPre.data(), srcWidth, n, edge.hostPost.data(), targetWidth);
+        kn::copyRows(target, targetWidth, edge.hostPost.data(), targetWidth, postWidth, n,
+                     kn::CopyKind::HostToDevice);
+    }
+
+    void runNode(int node, std::int64_t t0, std::int64_t n)
+    {
+        const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
+        NodeState& b = m_nodes[static_cast<std::size_t>(node)];
+        switch (p.role) {
+        case PlanNode::Role::Input:
+            return;
+        case PlanNode::Role::Output:
+        case PlanNode::Role::Junction:
+            kn::copyBytes(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + t0 * p.sizeIn,
+                          count(n, p.sizeIn) * sizeof(float), kn::CopyKind::DeviceToDevice);
+            return;
+        case PlanNode::Role::Module:
+            break;
+        }
+        const float* in = b.in.data() + t0 * p.sizeIn;
+        float* out = b.out.data() + (t0 + 1) * p.sizeOut;
+        for (std::size_t k = 0; k < b.traces.size(); ++k) {
+            const std::int64_t offset = t0 * b.traces[k].width;
+            if (b.onDevice) {
+                b.traceTargets[k] =
+                    b.traceRows[k].size() == 0 ? nullptr : b.traceRows[k].data() + offset;
+            } else {
+                b.traceTargets[k] =
+                    b.hostTraceRows[k].empty() ? nullptr : b.hostTraceRows[k].data() + offset;
+            }
+        }
+        if (b.onDevice) {
+            b.twin->run(in, n, out, b.traceTargets);
+            return;
+        }
+        kn::copyBytes(b.hostIn.data(), in, count(n, p.sizeIn) * sizeof(float),
+                      kn::CopyKind::DeviceToHost);
+        b.runner->run(b.hostIn.data(), n, b.hostOut.data(), b.traceTargets);
+        kn::copyBytes(out, b.hostOut.data(), count(n, p.sizeOut) * sizeof(float),
+                      kn::CopyKind::HostToDevice);
+    }
+
+    void copyProbes(std::int64_t steps)
+    {
+        for (ProbeState& probe : m_probes) {
+            const ProbeTarget& t = probe.target;
+            const NodeState& b = m_nodes[static_cast<std::size_t>(t.node)];
+            const std::int64_t w = t.info.width;
+            if (t.trace >= 0 && !b.onDevice) {
+                const float* rows = b.hostTraceRows[static_cast<std::size_t>(t.trace)].data();
+                const std::vector<std::int64_t>& channels = probe.channels;
+                for (std::int64_t r = 0; r < steps; ++r) {
+                    for (std::int64_t k = 0; k < w; ++k) {
+                        probe.data[count(r, w) + static_cast<std::size_t>(k)] =
+                            rows[r * t.rowWidth + channels[static_cast<std::size_t>(k)]];
+                    }
+                }
+                continue;
+            }
+            const float* rows = t.trace >= 0 ? b.traceRows[static_cast<std::size_t>(t.trace)].data()
+                                             : b.out.data() + t.rowWidth;
+            kn::gatherColumns(rows, t.rowWidth, steps, probe.columns.data(), w, probe.rows.data());
+            kn::copyBytes(probe.data.data(), probe.rows.data(), count(steps, w) * sizeof(float),
+                          kn::CopyKind::DeviceToHost);
+        }
+    }
+
+    static std::optional<DeviceNonFinite> scanHost(const std::vector<StateArray>& arrays)
+    {
+        for (const StateArray& s : arrays) {
+            for (std::int64_t k = 0; k < s.size; ++k) {
+                if (!std::isfinite(s.data[k])) {
+                    return DeviceNonFinite{s.attribute, k, s.data[k]};
+                }
+            }
+        }
+        return std::nullopt;
+    }
+
+    static std::optional<DeviceNonFinite> scanModuleStates(const Module& m)
+    {
+        for (const AttributeView& v : m.attributes()) {
+            const auto* t = std::get_if<Tensor>(v.value);
+            if (v.spec->kind != AttributeKind::State || t == nullptr) {
+                continue;
+            }
+            for (std::int64_t k = 0; k < t->numel(); ++k) {
+                if (!std::isfinite((*t)[k])) {
+                    return DeviceNonFinite{v.spec->name, k, (*t)[k]};
+                }
+            }
+        }
+        return std::nullopt;
+    }
+
+    ExecutionPlan m_plan;
+    std::vector<NodeState> m_nodes;
+    std::vector<EdgeState> m_edges;
+    std::vector<ProbeState> m_probes;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> makeCudaExecutor(Module& root, const ExecutorOptions& options)
+{
+    if (!kn::builtWithCuda()) {
+        throw Error(
+            "CUDA backend: built without CUDA (configure with -DSPIKE_WITH_CUDA=ON and "
+            "nvcc installed); use the CPU backend");
+    }
+    const kn::CudaDeviceInfo device = kn::queryCudaDevice();
+    if (!device.available) {
+        throw Error("CUDA backend: " + device.reason + "; use the CPU backend");
+    }
+    return std::make_unique<CudaExecutor>(root, options);
+}
+
+}  // namespace spike::engine

@@ -1,2 +1,0 @@
-// kernels/lif_cuda.cu compiled as C++ against the CUDA emulator (this directory's cuda_runtime.h).
-#include "kernels/lif_cuda.cu"

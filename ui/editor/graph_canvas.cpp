@@ -1,0 +1,622 @@
+// GraphCanvas: scene upkeep from the document's signals, command-pushing interaction,
+// navigation and the minimap overlay (GraphMinimap, private to this file).
+// Thread: GUI thread only.
+#include "ui/editor/graph_canvas.hpp"
+
+#include "ui/document/graph_commands.hpp"
+#include "ui/editor/graph_node_item.hpp"
+#include "ui/editor/graph_wire_item.hpp"
+
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace spike::ui {
+
+/// Overlay in the canvas' bottom-right corner: every node as a small rectangle, scaled to fit,
+/// and the viewport's rectangle; a click centres the view there.
+class GraphMinimap : public QWidget {
+public:
+    explicit GraphMinimap(GraphCanvas* canvas) : QWidget(canvas), m_canvas(canvas)
+    {
+        setFixedSize(180, 120);
+        setCursor(Qt::PointingHandCursor);
+    }
+
+    /// The scene rectangle shown (graph united with the visible area) and its scale.
+    QRectF world(double& scale, QPointF& origin) const
+    {
+        QRectF graph;
+        for (QGraphicsItem* item : m_canvas->scene()->items()) {
+            if (item->type() == GraphNodeItem::kType) {
+                graph = graph.united(item->sceneBoundingRect());
+            }
+        }
+        const QRectF visible = m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect();
+        const QRectF all = graph.united(visible).adjusted(-20.0, -20.0, 20.0, 20.0);
+        scale = std::min((width() - 4.0) / all.width(), (height() - 4.0) / all.height());
+        origin = QPointF(2.0, 2.0) - all.topLeft() * scale;
+        return all;
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        p.fillRect(rect(), QColor(255, 255, 255, 220));
+        p.setPen(QColor(0x90, 0x90, 0x90));
+        p.drawRect(rect().adjusted(0, 0, -1, -1));
+        double s = 1.0;
+        QPointF o;
+        world(s, o);
+        auto map = [&](const QRectF& r) { return QRectF(o + r.topLeft() * s, r.size() * s); };
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0x2c, 0x5f, 0x8a));
+        for (QGraphicsItem* item : m_canvas->scene()->items()) {
+            if (item->type() == GraphNodeItem::kType) {
+                p.drawRect(map(item->sceneBoundingRect()));
+            }
+        }
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(0xe0, 0x60, 0x00), 1.5));
+        p.drawRect(map(m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect()));
+    }
+
+    void mousePressEvent(QMouseEvent* event) override
+    {
+        double s = 1.0;
+        QPointF o;
+        world(s, o);
+        m_canvas->centerOn((event->position() - o) / s);
+    }
+
+private:
+    GraphCanvas* m_canvas;
+};
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent)
+{
+    auto* scene = new QGraphicsScene(this);
+    scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    setScene(scene);
+    setRenderHint(QPainter::Antialiasing, true);
+    setDragMode(QGraphicsView::RubberBandDrag);
+    setRubberBandSelectionMode(Qt::IntersectsItemShape);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setTransformationAnchor(QGraphicsView::NoAnchor);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setFocusPolicy(Qt::StrongFocus);
+    m_minimap = new GraphMinimap(this);
+    m_minimap->hide();
+    connect(scene, &QGraphicsScene::selectionChanged, this, [this] {
+        if (!m_syncingSelection) {
+            emitSelection();
+        }
+    });
+}
+
+GraphCanvas::~GraphCanvas()
+{
+    disconnect(scene(), nullptr, this, nullptr);
+    clearItems();
+}
+
+void GraphCanvas::setDocument(GraphDocument* doc)
+{
+    if (m_doc != nullptr) {
+        disconnect(m_doc, nullptr, this, nullptr);
+    }
+    m_doc = doc;
+    m_network = doc != nullptr ? doc->rootId() : NodeId{};
+    if (doc != nullptr) {
+        connect(doc, &GraphDocument::documentReset, this, [this] {
+            m_network = m_doc->rootId();
+            rebuild();
+            Q_EMIT networkChanged(m_network);
+        });
+        connect(doc, &GraphDocument::nodeAdded, this, &GraphCanvas::onNodeAdded);
+        connect(doc, &GraphDocument::nodeAboutToBeRemoved, this, &GraphCanvas::onNodeAboutToBeRemoved);
+        connect(doc, &GraphDocument::nodeMoved, this, &GraphCanvas::onNodeMoved);
+        connect(doc, &GraphDocument::nodeRenamed, this, &GraphCanvas::onNodeRenamed);
+        connect(doc, &GraphDocument::connectionAdded, this, &GraphCanvas::onConnectionAdded);
+        connect(doc, &GraphDocument::connectionAboutToBeRemoved, this, &GraphCanvas::onConnectionAboutToBeRemoved);
+        connect(doc, &GraphDocument::attributeChanged, this,
+                [this](NodeId id, const QString&) { onAttributeChanged(id); });
+    }
+    rebuild();
+}
+
+void GraphCanvas::setNetwork(NodeId network)
+{
+    if (m_doc == nullptr || (m_doc->network(network) == nullptr && !canEnter(network))) {
+        return;
+    }
+    const bool changed = network != m_network;
+    m_network = network;
+    rebuild();
+    if (changed) {
+        Q_EMIT networkChanged(m_network);
+    }
+}
+
+bool GraphCanvas::isEditable() const
+{
+    return m_doc != nullptr && m_doc->network(m_network) != nullptr;
+}
+
+bool GraphCanvas::canEnter(NodeId id) const
+{
+    const engine::Module* m = m_doc != nullptr ? m_doc->module(id) : nullptr;
+    return m != nullptr && (dynamic_cast<const engine::Network*>(m) != nullptr || m->childCount() > 0);
+}
+
+std::vector<NodeId> GraphCanvas::shownNodes() const
+{
+    return isEditable() ? m_doc->graphNodes(m_network) : m_doc->children(m_network);
+}
+
+GraphNodeItem* GraphCanvas::nodeItem(NodeId id) const
+{
+    const auto it = m_nodes.find(id);
+    return it == m_nodes.end() ? nullptr : it->second;
+}
+
+GraphWireItem* GraphCanvas::wireItem(ConnectionId id) const
+{
+    const auto it = m_wires.find(id);
+    return it == m_wires.end() ? nullptr : it->second;
+}
+
+bool GraphCanvas::minimapVisible() const
+{
+    return m_minimap->isVisible();
+}
+
+// ---- scene upkeep -----------------------------------------------------------------------------
+
+void GraphCanvas::clearItems()
+{
+    // Deleting selected items makes the scene emit selectionChanged: the maps are emptied first
+    // so that no handler sees a deleted item.
+    const bool hadSelection = !selectedNodes().isEmpty();
+    m_syncingSelection = true;
+    m_wiresOfNode.clear();
+    m_wireEnds.clear();
+    const auto wires = std::move(m_wires);
+    const auto nodes = std::move(m_nodes);
+    m_wires.clear();
+    m_nodes.clear();
+    for (const auto& [id, wire] : wires) {
+        delete wire;
+    }
+    for (const auto& [id, node] : nodes) {
+        delete node;
+    }
+    for (QGraphicsPathItem* arrow : m_flow) {
+        delete arrow;
+    }
+    m_flow.clear();
+    delete m_inItem;
+    delete m_outItem;
+    m_inItem = nullptr;
+    m_outItem = nullptr;
+    delete m_wirePreview;
+    m_wirePreview = nullptr;
+    m_drag = Drag::None;
+    m_syncingSelection = false;
+    if (hadSelection) {
+        emitSelection();
+    }
+}
+
+void GraphCanvas::rebuild()
+{
+    ++m_rebuilds;
+    clearItems();
+    scene()->setSceneRect(QRectF());
+    if (m_doc == nullptr || !m_doc->contains(m_network)) {
+        updateMinimap();
+        return;
+    }
+    for (NodeId id : shownNodes()) {
+        addNodeItem(id);
+    }
+    for (const auto& [id, pos] : defaultLayout()) {
+        m_nodes[id]->setPos(pos);
+    }
+    const engine::Network* net = m_doc->network(m_network);
+    if (net == nullptr) {
+        routeFlow();
+        updateSceneRect();
+        fitToView();
+        return;
+    }
+    if (net->sizeIn() > 0) {
+        m_inItem = new GraphNodeItem(*m_doc, m_network, GraphNodeItem::Kind::NetworkInput);
+        m_inItem->setMoveObserver([this](GraphNodeItem* n) { routeWiresOf(n); });
+        scene()->addItem(m_inItem);
+    }
+    if (net->sizeOut() > 0) {
+        m_outItem = new GraphNodeItem(*m_doc, m_network, GraphNodeItem::Kind::NetworkOutput);
+        m_outItem->setMoveObserver([this](GraphNodeItem* n) { routeWiresOf(n); });
+        scene()->addItem(m_outItem);
+    }
+    placeBoundaries();
+    for (ConnectionId id : m_doc->connections(m_network)) {
+        addWireItem(id);
+    }
+    updateSceneRect();
+    fitToView();
+}
+
+GraphNodeItem* GraphCanvas::addNodeItem(NodeId id)
+{
+    auto* item = new GraphNodeItem(*m_doc, id);
+    if (const auto pos = m_doc->position(id)) {
+        item->setPos(*pos);
+    }
+    item->setMoveObserver([this](GraphNodeItem* n) {
+        routeWiresOf(n);
+        if (!m_flow.empty()) {
+            routeFlow();
+        }
+        if (m_minimap->isVisible()) {
+            m_minimap->update();
+        }
+    });
+    scene()->addItem(item);
+    m_nodes[id] = item;
+    return item;
+}
+
+GraphNodeItem* GraphCanvas::endpointItem(const engine::Endpoint& end, bool source) const
+{
+    if (end.node.empty()) {
+        return source ? m_inItem : m_outItem;
+    }
+    const std::string prefix = m_doc->path(m_network);
+    return nodeItem(m_doc->findNode(prefix.empty() ? end.node : prefix + "." + end.node));
+}
+
+void GraphCanvas::addWireItem(ConnectionId id)
+{
+    const auto info = m_doc->connection(id);
+    if (!info || info->network != m_network || m_wires.count(id) != 0) {
+        return;
+    }
+    auto* wire = new GraphWireItem(*m_doc, id);
+    GraphNodeItem* src = endpointItem(info->from, true);
+    GraphNodeItem* dst = endpointItem(info->to, false);
+    m_wires[id] = wire;
+    m_wireEnds[wire] = {src, dst};
+    if (src != nullptr) {
+        m_wiresOfNode.emplace(src->id(), wire);
+    }
+    if (dst != nullptr && dst != src) {
+        m_wiresOfNode.emplace(dst->id(), wire);
+    }
+    routeWire(wire);
+    scene()->addItem(wire);
+}
+
+void GraphCanvas::removeWireItem(ConnectionId id)
+{
+    const auto it = m_wires.find(id);
+    if (it == m_wires.end()) {
+        return;
+    }
+    GraphWireItem* wire = it->second;
+    for (auto w = m_wiresOfNode.begin(); w != m_wiresOfNode.end();) {
+        w = w->second == wire ? m_wiresOfNode.erase(w) : std::next(w);
+    }
+    m_wireEnds.erase(wire);
+    m_wires.erase(it);
+    delete wire;
+}
+
+void GraphCanvas::routeWire(GraphWireItem* wire)
+{
+    const auto ends = m_wireEnds.find(wire);
+    const auto info = m_doc->connection(wire->id());
+    QPointF a;
+    QPointF b;
+    const bool ok = ends != m_wireEnds.end() && info && ends->second.first != nullptr && ends->second.second != nullptr
+                    && ends->second.first->portScenePos(QString::fromStdString(info->from.port), false, a)
+                    && ends->second.second->portScenePos(QString::fromStdString(info->to.port), true, b);
+    wire->setVisible(ok);
+    if (ok) {
+        wire->setEnds(a, b);
+    }
+}
+
+void GraphCanvas::routeWiresOf(GraphNodeItem* node)
+{
+    // Boundary items share the network's id, so they are matched by item, not by id alone.
+    const auto [first, last] = m_wiresOfNode.equal_range(node->id());
+    for (auto it = first; it != last; ++it) {
+        const auto& ends = m_wireEnds[it->second];
+        if (ends.first == node || ends.second == node) {
+            routeWire(it->second);
+        }
+    }
+}
+
+void GraphCanvas::routeFlow()
+{
+    const bool sequential = !isEditable() && m_doc->nodeData(m_network, NodeRole::Type).toString() == QLatin1String("Sequential");
+    const std::vector<NodeId> shown = sequential ? shownNodes() : std::vector<NodeId>{};
+    const std::size_t arrows = shown.empty() ? 0 : shown.size() - 1;
+    while (m_flow.size() > arrows) {
+        delete m_flow.back();
+        m_flow.pop_back();
+    }
+    const QPen pen(QColor(0x6b, 0x72, 0x80), 1.6, Qt::DashLine);
+    while (m_flow.size() < arrows) {
+        QGraphicsPathItem* arrow = scene()->addPath(QPainterPath(), pen);
+        arrow->setZValue(-1.0);
+        arrow->setToolTip(tr("Data flow: a Sequential feeds each child's output to the next child"));
+        m_flow.push_back(arrow);
+    }
+    const auto firstPort = [](const GraphNodeItem* item, bool input, QPointF& out) {
+        for (const CanvasPort& port : item->ports()) {
+            if (port.input == input) {
+                return item->portScenePos(port.name, input, out);
+            }
+        }
+        return false;
+    };
+    for (std::size_t i = 0; i < arrows; ++i) {
+        const GraphNodeItem* a = nodeItem(shown[i]);
+        const GraphNodeItem* b = nodeItem(shown[i + 1]);
+        QPointF from;
+        QPointF to;
+        const bool ok = a != nullptr && b != nullptr && firstPort(a, false, from) && firstPort(b, true, to);
+        m_flow[i]->setVisible(ok);
+        if (ok) {
+            m_flow[i]->setPath(GraphWireItem::curve(from, to));
+        }
+    }
+}
+
+std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
+{
+    std::map<NodeId, QPointF> out;
+    std::map<NodeId, int> rank;
+    std::vector<NodeId> unplaced;
+    double placedBottom = -1e300;
+    for (const auto& [id, item] : m_nodes) {
+        rank[id] = 0;
+        if (m_doc->position(id)) {
+            placedBottom = std::max(placedBottom, item->sceneBoundingRect().bottom());
+        }
+    }
+    const std::vector<NodeId> shown = shownNodes();
+    for (NodeId id : shown) {
+        if (!m_doc->position(id)) {
+            unplaced.push_back(id);
+        }
+    }
+    if (unplaced.empty()) {
+        return out;
+    }
+    // Columns: longest path over the wires once the back edges of a depth-first search (in
+    // node order) are dropped, so a cycle reads left to right from its first node.
+    std::map<NodeId, std::vector<NodeId>> next;
+    if (!isEditable() && m_doc->nodeData(m_network, NodeRole::Type).toString() == QLatin1String("Sequential")) {
+        for (std::size_t i = 1; i < shown.size(); ++i) {
+            next[shown[i - 1]].push_back(shown[i]);
+        }
+    }
+    for (ConnectionId c : m_doc->connections(m_network)) {
+        const auto info = m_doc->connection(c);
+        GraphNodeItem* a = endpointItem(info->from, true);
+        GraphNodeItem* b = endpointItem(info->to, false);
+        if (a != nullptr && b != nullptr && a->kind() == GraphNodeItem::Kind::Node
+            && b->kind() == GraphNodeItem::Kind::Node && a != b) {
+            next[a->id()].push_back(b->id());
+        }
+    }
+    std::map<NodeId, int> state;  // 0 unvisited, 1 on the stack, 2 done
+    std::vector<NodeId> order;    // reverse post-order: a topological order of the forward edges
+    std::vector<std::pair<NodeId, NodeId>> forward;
+    for (NodeId root : shown) {
+        if (state[root] != 0) {
+            continue;
+        }
+        std::vector<std::pair<NodeId, std::size_t>> stack{{root, 0}};
+        state[root] = 1;
+        while (!stack.empty()) {
+            auto& [node, k] = stack.back();
+            const std::vector<NodeId>& out = next[node];
+            if (k < out.size()) {
+                const NodeId to = out[k++];
+                if (state[to] == 0) {
+                    forward.emplace_back(node, to);
+                    state[to] = 1;
+                    stack.emplace_back(to, 0);
+                } else if (state[to] == 2) {
+                    forward.emplace_back(node, to);
+                }
+            } else {
+                state[node] = 2;
+                order.push_back(node);
+                stack.pop_back();
+            }
+        }
+    }
+    std::reverse(order.begin(), order.end());
+    std::map<NodeId, std::vector<NodeId>> forwardNext;
+    for (const auto& [a, b] : forward) {
+        forwardNext[a].push_back(b);
+    }
+    for (NodeId a : order) {
+        for (NodeId b : forwardNext[a]) {
+            rank[b] = std::max(rank[b], rank[a] + 1);
+        }
+    }
+    const double top = placedBottom > -1e299 ? placedBottom + 4.0 * kGrid : 0.0;
+    const bool wired = std::any_of(next.begin(), next.end(), [](const auto& kv) { return !kv.second.empty(); });
+    if (!isEditable() && !wired) {
+        // Children of a composite have no wires to order them: rows of kColumns in child order.
+        constexpr int kColumns = 4;
+        double y = top;
+        double rowHeight = 0.0;
+        for (std::size_t k = 0; k < unplaced.size(); ++k) {
+            const int column = static_cast<int>(k % kColumns);
+            if (column == 0 && k > 0) {
+                y += std::ceil((rowHeight + 3.0 * kGrid) / kGrid) * kGrid;
+                rowHeight = 0.0;
+            }
+            out[unplaced[k]] = QPointF(column * (GraphNodeItem::kWidth + 3.0 * kGrid), y);
+            rowHeight = std::max(rowHeight, m_nodes.at(unplaced[k])->boundingRect().height());
+        }
+        return out;
+    }
+    std::map<int, double> columnY;
+    for (NodeId id : unplaced) {
+        const int r = rank[id];
+        auto [it, fresh] = columnY.emplace(r, top);
+        out[id] = QPointF(r * (GraphNodeItem::kWidth + 6.0 * kGrid), it->second);
+        it->second += std::ceil((m_nodes.at(id)->boundingRect().height() + 3.0 * kGrid) / kGrid) * kGrid;
+    }
+    return out;
+}
+
+void GraphCanvas::placeBoundaries()
+{
+    QRectF nodes;
+    for (const auto& [id, item] : m_nodes) {
+        nodes = nodes.united(item->sceneBoundingRect());
+    }
+    if (nodes.isNull()) {
+        nodes = QRectF(0.0, 0.0, 1.0, 1.0);
+    }
+    if (m_inItem != nullptr) {
+        m_inItem->setPos(nodes.left() - GraphNodeItem::kWidth - 6.0 * kGrid, nodes.top());
+    }
+    if (m_outItem != nullptr) {
+        m_outItem->setPos(nodes.right() + 6.0 * kGrid, nodes.top());
+    }
+}
+
+void GraphCanvas::updateSceneRect()
+{
+    // Generous margins so that zooming around any point and panning never hit the scroll limits.
+    const QRectF items = scene()->itemsBoundingRect();
+    const double margin = std::max(width(), height()) / kMinZoom;
+    scene()->setSceneRect(scene()->sceneRect().united(items.adjusted(-margin, -margin, margin, margin)));
+    updateMinimap();
+}
+
+void GraphCanvas::updateMinimap()
+{
+    QRectF graph;
+    for (const auto& [id, item] : m_nodes) {
+        graph = graph.united(item->sceneBoundingRect());
+    }
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const bool show = !graph.isNull() && !visible.contains(graph);
+    m_minimap->move(width() - m_minimap->width() - 8, height() - m_minimap->height() - 8);
+    m_minimap->setVisible(show);
+    if (show) {
+        m_minimap->raise();
+        m_minimap->update();
+    }
+}
+
+// ---- document signals -------------------------------------------------------------------------
+
+void GraphCanvas::onNodeAdded(NodeId id)
+{
+    if (m_doc->parentOf(id) != m_network || m_nodes.count(id) != 0) {
+        return;
+    }
+    GraphNodeItem* item = addNodeItem(id);
+    if (!m_doc->position(id)) {
+        QRectF others;
+        for (const auto& [other, it] : m_nodes) {
+            if (other != id) {
+                others = others.united(it->sceneBoundingRect());
+            }
+        }
+        item->setPos(others.isNull() ? QPointF() : QPointF(std::ceil((others.right() + 3.0 * kGrid) / kGrid) * kGrid, others.top()));
+    }
+    updateSceneRect();
+}
+
+void GraphCanvas::onNodeAboutToBeRemoved(NodeId id)
+{
+    for (NodeId n = m_network; n.valid(); n = m_doc->parentOf(n)) {
+        if (n == id) {
+            clearItems();
+            QMetaObject::invokeMethod(this, [this] { setNetwork(m_doc->rootId()); }, Qt::QueuedConnection);
+            return;
+        }
+    }
+    const auto it = m_nodes.find(id);
+    if (it == m_nodes.end()) {
+        return;
+    }
+    std::vector<ConnectionId> attached;
+    const auto [first, last] = m_wiresOfNode.equal_range(id);
+    for (auto w = first; w != last; ++w) {
+        attached.push_back(w->second->id());
+    }
+    for (ConnectionId c : attached) {
+        removeWireItem(c);
+    }
+    GraphNodeItem* item = it->second;
+    m_nodes.erase(it);
+    delete item;
+    updateMinimap();
+}
+
+void GraphCanvas::onNodeMoved(NodeId id)
+{
+    GraphNodeItem* item = nodeItem(id);
+    if (const auto pos = m_doc->position(id); item != nullptr && pos) {
+        item->setPos(*pos);
+    }
+}
+
+void GraphCanvas::onNodeRenamed(NodeId id)
+{
+    if (GraphNodeItem* item = nodeItem(id)) {
+        item->refresh();
+    }
+}
+
+void GraphCanvas::onConnectionAdded(ConnectionId id)
+{
+    addWireItem(id);
+}
+
+void GraphCanvas::onConnectionAboutToBeRemoved(ConnectionId id)
+{
+    removeWireItem(id);
+}
+
+void GraphCanvas::onAttributeChanged(NodeId id)
+{
+    GraphNodeItem* item = nodeItem(id);
+    if (id == m_network) {
+        for (GraphNodeItem* b : {m_inItem, m_outItem}) {
+            if (b != nullptr) {
+                b->refresh();
+                routeWiresOf(b);
+            }
+        }
+    }
+    if (item != nullptr) {
+        item->refresh();
+        routeWiresOf(item);
+    }
+}
+
+}  // namespace spike::ui

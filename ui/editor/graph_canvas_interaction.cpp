@@ -1,0 +1,501 @@
+// GraphCanvas, user interaction: selection sync, command-pushing mouse and key handling, zoom,
+// pan, fit, grid background and context menus. Scene upkeep lives in graph_canvas.cpp.
+// Thread: GUI thread only.
+#include "ui/editor/graph_canvas.hpp"
+
+#include "ui/document/graph_commands.hpp"
+#include "ui/editor/graph_node_item.hpp"
+#include "ui/editor/graph_wire_item.hpp"
+
+#include <QContextMenuEvent>
+#include <QGraphicsPathItem>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QUndoStack>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace spike::ui {
+
+namespace {
+
+/// The node item (and its port, when `portSide` matches) near `scenePos`.
+GraphNodeItem* nodeNear(QGraphicsScene* scene, QPointF scenePos, const CanvasPort** port, int portSide)
+{
+    const QRectF probe(scenePos - QPointF(10.0, 10.0), QSizeF(20.0, 20.0));
+    for (QGraphicsItem* item : scene->items(probe)) {
+        if (item->type() != GraphNodeItem::kType) {
+            continue;
+        }
+        auto* node = static_cast<GraphNodeItem*>(item);
+        const CanvasPort* p = node->portAt(scenePos);
+        if (p != nullptr && (portSide < 0 || p->input == (portSide == 1))) {
+            *port = p;
+            return node;
+        }
+    }
+    *port = nullptr;
+    return nullptr;
+}
+
+double snap(double v)
+{
+    return std::round(v / GraphCanvas::kGrid) * GraphCanvas::kGrid;
+}
+
+}  // namespace
+
+QList<NodeId> GraphCanvas::selectedNodes() const
+{
+    QList<NodeId> out;
+    for (const auto& [id, item] : m_nodes) {
+        if (item->isSelected()) {
+            out.push_back(id);
+        }
+    }
+    return out;
+}
+
+void GraphCanvas::emitSelection()
+{
+    Q_EMIT selectionChanged(selectedNodes());
+}
+
+void GraphCanvas::setSelection(const QList<NodeId>& nodes)
+{
+    m_syncingSelection = true;
+    scene()->clearSelection();
+    for (NodeId id : nodes) {
+        if (GraphNodeItem* item = nodeItem(id)) {
+            item->setSelected(true);
+        }
+    }
+    m_syncingSelection = false;
+}
+
+void GraphCanvas::refuse(const QString& reason, QPoint viewportPos)
+{
+    m_lastRefusal = reason;
+    QToolTip::showText(viewport()->mapToGlobal(viewportPos), reason, viewport());
+    Q_EMIT editRefused(reason);
+}
+
+bool GraphCanvas::push(std::unique_ptr<GraphCommand> command, QPoint viewportPos)
+{
+    const engine::Status status = pushCommand(*m_doc, std::move(command));
+    if (!status.ok) {
+        refuse(QString::fromStdString(status.message), viewportPos);
+    }
+    return status.ok;
+}
+
+// ---- zoom, pan, fit -----------------------------------------------------------------------------
+
+double GraphCanvas::zoom() const
+{
+    return transform().m11();
+}
+
+void GraphCanvas::zoomAt(QPoint anchor, double factor)
+{
+    const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    factor = target / zoom();
+    if (factor == 1.0) {
+        return;
+    }
+    const QPointF scenePoint = mapToScene(anchor) + QPointF(0.5, 0.5) / zoom();
+    scale(factor, factor);
+    const QPointF now = viewportTransform().map(scenePoint) - QPointF(0.5, 0.5);
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() + static_cast<int>(std::lround(now.x() - anchor.x())));
+    verticalScrollBar()->setValue(verticalScrollBar()->value() + static_cast<int>(std::lround(now.y() - anchor.y())));
+    updateMinimap();
+}
+
+void GraphCanvas::fitToView()
+{
+    QRectF rect;
+    for (QGraphicsItem* item : scene()->items()) {
+        if (item != m_wirePreview && item->isVisible()) {
+            rect = rect.united(item->sceneBoundingRect());
+        }
+    }
+    if (rect.isNull()) {
+        updateMinimap();
+        return;
+    }
+    rect.adjust(-2.0 * kGrid, -2.0 * kGrid, 2.0 * kGrid, 2.0 * kGrid);
+    updateSceneRect();
+    fitInView(rect, Qt::KeepAspectRatio);
+    const double clamped = std::clamp(zoom(), kMinZoom, 1.5);
+    if (clamped != zoom()) {
+        setTransform(QTransform::fromScale(clamped, clamped));
+    }
+    centerOn(rect.center());
+    updateMinimap();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event)
+{
+    zoomAt(event->position().toPoint(), std::pow(1.0015, event->angleDelta().y()));
+    event->accept();
+}
+
+void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect)
+{
+    painter->fillRect(rect, QColor(0xf4, 0xf5, 0xf7));
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    const double step = zoom() >= 0.5 ? kGrid : 5.0 * kGrid;
+    QPen minor(QColor(0xe4, 0xe6, 0xea), 0.0);
+    QPen major(QColor(0xd2, 0xd5, 0xdb), 0.0);
+    for (double x = std::floor(rect.left() / step) * step; x <= rect.right(); x += step) {
+        painter->setPen(std::fmod(std::abs(x), 5.0 * kGrid) < 1e-6 ? major : minor);
+        painter->drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()));
+    }
+    for (double y = std::floor(rect.top() / step) * step; y <= rect.bottom(); y += step) {
+        painter->setPen(std::fmod(std::abs(y), 5.0 * kGrid) < 1e-6 ? major : minor);
+        painter->drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y));
+    }
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    updateMinimap();
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    if (m_minimap != nullptr) {
+        updateMinimap();
+    }
+}
+
+// ---- mouse --------------------------------------------------------------------------------------
+
+void GraphCanvas::mousePressEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
+        m_drag = Drag::Pan;
+        m_lastPanPos = pos;
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        event->accept();
+        return;
+    }
+    if (event->button() == Qt::LeftButton && m_doc != nullptr) {
+        const CanvasPort* port = nullptr;
+        if (GraphNodeItem* node = nodeNear(scene(), mapToScene(pos), &port, 0)) {
+            if (refuseReadOnly(tr("Connecting"))) {
+                event->accept();
+                return;
+            }
+            m_drag = Drag::Wire;
+            m_wireSource = node;
+            m_wireSourceEnd = node->endpoint(*port);
+            QPointF from;
+            node->portScenePos(port->name, false, from);
+            m_wirePreview = scene()->addPath(GraphWireItem::curve(from, from), QPen(QColor(0xe0, 0x60, 0x00), 2.0, Qt::DashLine));
+            m_wirePreview->setZValue(2.0);
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsView::mousePressEvent(event);
+    m_dragStart.clear();
+    QGraphicsItem* under = itemAt(pos);
+    if (event->button() == Qt::LeftButton && under != nullptr && under->type() == GraphNodeItem::kType && under->isSelected()) {
+        m_drag = Drag::Nodes;
+        for (const auto& [id, item] : m_nodes) {
+            if (item->isSelected()) {
+                m_dragStart[id] = item->pos();
+            }
+        }
+    }
+}
+
+void GraphCanvas::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (m_drag == Drag::Pan) {
+        const QPoint d = pos - m_lastPanPos;
+        m_lastPanPos = pos;
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - d.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+        event->accept();
+        return;
+    }
+    if (m_drag == Drag::Wire && m_wirePreview != nullptr) {
+        QPointF from;
+        const CanvasPort* port = nullptr;
+        for (const CanvasPort& p : m_wireSource->ports()) {
+            if (!p.input && m_wireSource->endpoint(p) == m_wireSourceEnd) {
+                port = &p;
+            }
+        }
+        if (port != nullptr && m_wireSource->portScenePos(port->name, false, from)) {
+            m_wirePreview->setPath(GraphWireItem::curve(from, mapToScene(pos)));
+        }
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (drag == Drag::Pan) {
+        viewport()->unsetCursor();
+        event->accept();
+        return;
+    }
+    if (drag == Drag::Wire) {
+        delete m_wirePreview;
+        m_wirePreview = nullptr;
+        const CanvasPort* port = nullptr;
+        if (GraphNodeItem* target = nodeNear(scene(), mapToScene(pos), &port, 1)) {
+            push(std::make_unique<ConnectCommand>(*m_doc, m_network, m_wireSourceEnd, target->endpoint(*port)), pos);
+        }
+        m_wireSource = nullptr;
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(event);
+    if (drag != Drag::Nodes || m_doc == nullptr) {
+        return;
+    }
+    std::vector<std::pair<NodeId, QPointF>> targets;
+    bool moved = false;
+    for (const auto& [id, start] : m_dragStart) {
+        GraphNodeItem* item = nodeItem(id);
+        if (item == nullptr) {
+            continue;
+        }
+        moved = moved || item->pos() != start;
+        targets.emplace_back(id, QPointF(snap(item->pos().x()), snap(item->pos().y())));
+    }
+    const std::map<NodeId, QPointF> starts = std::move(m_dragStart);
+    m_dragStart.clear();
+    if (!moved) {
+        return;
+    }
+    if (!push(std::make_unique<MoveNodesCommand>(*m_doc, targets), pos)) {
+        for (const auto& [id, start] : starts) {
+            if (GraphNodeItem* item = nodeItem(id)) {
+                item->setPos(start);
+            }
+        }
+    }
+    updateSceneRect();
+}
+
+// ---- keys and menus -----------------------------------------------------------------------------
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+        m_spaceHeld = true;
+        viewport()->setCursor(Qt::OpenHandCursor);
+    } else if (event->key() == Qt::Key_F) {
+        fitToView();
+    } else if (event->key() == Qt::Key_Delete || event->key() == Qt::Key_Backspace) {
+        deleteSelection();
+    } else {
+        QGraphicsView::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void GraphCanvas::keyReleaseEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+        m_spaceHeld = false;
+        viewport()->unsetCursor();
+        event->accept();
+        return;
+    }
+    QGraphicsView::keyReleaseEvent(event);
+}
+
+bool GraphCanvas::deleteSelection()
+{
+    if (m_doc == nullptr || (selectedNodes().isEmpty() && std::none_of(m_wires.begin(), m_wires.end(), [](const auto& w) { return w.second->isSelected(); }))) {
+        return false;
+    }
+    if (refuseReadOnly(tr("Deleting"))) {
+        return false;
+    }
+    std::vector<ConnectionId> wires;
+    for (const auto& [id, wire] : m_wires) {
+        if (wire->isSelected()) {
+            wires.push_back(id);
+        }
+    }
+    std::vector<NodeId> nodes;
+    for (NodeId id : selectedNodes()) {
+        nodes.push_back(id);
+    }
+    const bool both = !wires.empty() && !nodes.empty();
+    if (both) {
+        m_doc->undoStack()->beginMacro(tr("Delete selection"));
+    }
+    bool ok = true;
+    if (!wires.empty()) {
+        ok = push(std::make_unique<DisconnectCommand>(*m_doc, wires), cursorPos()) && ok;
+    }
+    if (!nodes.empty()) {
+        ok = push(std::make_unique<DeleteNodesCommand>(*m_doc, nodes), cursorPos()) && ok;
+    }
+    if (both) {
+        m_doc->undoStack()->endMacro();
+    }
+    return ok;
+}
+
+void GraphCanvas::duplicate(const QList<NodeId>& nodes)
+{
+    if (refuseReadOnly(tr("Duplicating"))) {
+        return;
+    }
+    try {
+        nlohmann::json fragment = copyFragment(*m_doc, std::vector<NodeId>(nodes.begin(), nodes.end()));
+        push(std::make_unique<PasteCommand>(*m_doc, m_network, std::move(fragment), QPointF(2.0 * kGrid, 2.0 * kGrid)),
+             cursorPos());
+    } catch (const engine::Error& e) {
+        refuse(QString::fromUtf8(e.what()), cursorPos());
+    }
+}
+
+void GraphCanvas::rename(NodeId node)
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Rename"), tr("Name:"), QLineEdit::Normal,
+                                               m_doc->nodeData(node, NodeRole::Name).toString(), &ok);
+    if (ok && !name.isEmpty()) {
+        push(std::make_unique<RenameCommand>(*m_doc, node, name.toStdString()), cursorPos());
+    }
+}
+
+QList<QPair<QString, QString>> GraphCanvas::plotEntries(NodeId id, const QString& port) const
+{
+    QList<QPair<QString, QString>> entries;
+    const engine::Module* module = m_doc != nullptr ? m_doc->module(id) : nullptr;
+    if (module == nullptr) {
+        return entries;
+    }
+    if (GraphNodeItem* item = nodeItem(id); item != nullptr && !port.isEmpty()) {
+        for (const CanvasPort& p : item->ports()) {
+            if (p.name == port && !p.input && !p.spiking) {
+                entries.append({tr("Output '%1' [%2]").arg(p.name).arg(p.size), p.name});
+            }
+        }
+    }
+    const auto offered = module->recordableSignals();
+    for (const auto& view : module->attributes()) {
+        if (view.spec->kind != engine::AttributeKind::State || view.spec->name == "spikes" ||
+            std::find(offered.begin(), offered.end(), view.spec->name) == offered.end()) {
+            continue;
+        }
+        const QString name = QString::fromStdString(view.spec->name);
+        entries.append({view.spec->units.empty() ? name : QStringLiteral("%1 [%2]").arg(name, QString::fromStdString(view.spec->units)),
+                        name});
+    }
+    if (module->spikingOutput()) {
+        entries.append({tr("Spikes of chosen neurons (raster)"), QStringLiteral("spikes")});
+    }
+    return entries;
+}
+
+void GraphCanvas::contextMenuEvent(QContextMenuEvent* event)
+{
+    if (m_doc == nullptr) {
+        return;
+    }
+    QMenu menu(this);
+    fillContextMenu(menu, event->pos());
+    menu.exec(event->globalPos());
+}
+
+void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
+{
+    if (m_doc == nullptr) {
+        return;
+    }
+    QGraphicsItem* under = itemAt(viewPos);
+    const bool editable = isEditable();
+    if (under != nullptr && under->type() == GraphNodeItem::kType
+        && static_cast<GraphNodeItem*>(under)->kind() == GraphNodeItem::Kind::Node) {
+        auto* node = static_cast<GraphNodeItem*>(under);
+        const NodeId id = node->id();
+        if (!under->isSelected()) {
+            scene()->clearSelection();
+            under->setSelected(true);
+        }
+        const QList<NodeId> selection = selectedNodes();
+        if (canEnter(id)) {
+            menu.addAction(tr("Open"), this, [this, id] { enter(id); });
+            menu.addSeparator();
+        }
+        // Plot ▸ the port under the cursor, then every recordable State.
+        const CanvasPort* port = node->portAt(mapToScene(viewPos));
+        const auto entries = plotEntries(id, port != nullptr ? port->name : QString());
+        if (!entries.isEmpty()) {
+            QMenu* plot = menu.addMenu(tr("Plot"));
+            for (const auto& [text, signal] : entries) {
+                plot->addAction(text, this, [this, id, signal = signal] { Q_EMIT plotRequested(id, signal); });
+            }
+            menu.addSeparator();
+        }
+        if (editable) {
+            menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
+            menu.addAction(tr("Cut"), this, &GraphCanvas::cutSelection);
+            menu.addAction(tr("Copy"), this, &GraphCanvas::copySelection);
+            menu.addAction(tr("Duplicate"), this, [this, selection] { duplicate(selection); });
+            menu.addAction(tr("Delete"), this, &GraphCanvas::deleteSelection);
+            menu.addSeparator();
+            menu.addAction(tr("Group"), this, &GraphCanvas::groupSelection);
+            if (std::any_of(selection.begin(), selection.end(), [this](NodeId n) { return m_doc->network(n) != nullptr; })) {
+                menu.addAction(tr("Ungroup"), this, &GraphCanvas::ungroupSelection);
+            }
+        }
+        if (selection.size() >= 2) {
+            QMenu* align = menu.addMenu(tr("Align"));
+            const std::pair<Alignment, QString> entries[] = {
+                {Alignment::Left, tr("Left edges")},        {Alignment::HCenter, tr("Horizontal centres")},
+                {Alignment::Right, tr("Right edges")},      {Alignment::Top, tr("Top edges")},
+                {Alignment::VCenter, tr("Vertical centres")}, {Alignment::Bottom, tr("Bottom edges")},
+                {Alignment::DistributeH, tr("Distribute horizontally")},
+                {Alignment::DistributeV, tr("Distribute vertically")}};
+            for (const auto& [how, text] : entries) {
+                align->addAction(text, this, [this, how = how] { alignSelection(how); });
+            }
+            menu.addAction(tr("Auto-layout selection"), this, &GraphCanvas::autoLayout);
+        }
+    } else if (under != nullptr && under->type() == GraphWireItem::kType) {
+        under->setSelected(true);
+        menu.addAction(tr("Delete wire"), this, &GraphCanvas::deleteSelection);
+    } else {
+        if (editable) {
+            menu.addAction(tr("Paste"), this, &GraphCanvas::pasteClipboard);
+        }
+        menu.addAction(tr("Select all"), this, &GraphCanvas::selectAll);
+        menu.addAction(tr("Auto-layout"), this, &GraphCanvas::autoLayout);
+        menu.addAction(tr("Fit to view"), this, &GraphCanvas::fitToView);
+        if (m_network != m_doc->rootId()) {
+            menu.addAction(tr("Up to parent"), this, &GraphCanvas::leave);
+        }
+    }
+}
+
+}  // namespace spike::ui

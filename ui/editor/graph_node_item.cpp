@@ -1,0 +1,205 @@
+// GraphNodeItem: layout and painting of one canvas node from the document's roles.
+// Thread: GUI thread only.
+#include "ui/editor/graph_node_item.hpp"
+
+#include "engine/io/module_factory.hpp"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <cmath>
+
+namespace spike::ui {
+
+namespace {
+
+constexpr double kHeaderRows = 2.0;
+constexpr double kPortRadius = 5.0;
+constexpr double kPortHit = 9.0;
+
+/// Header tint per module category (neurons, sources, layers, ...), readable with white text.
+QColor categoryColour(const QString& type)
+{
+    const engine::ModuleTypeInfo* info = engine::findModuleType(type.toStdString());
+    const std::string category = info != nullptr ? info->category : std::string();
+    if (category == "neurons") return QColor(0x2c, 0x5f, 0x8a);
+    if (category == "sources") return QColor(0x3b, 0x7d, 0x3b);
+    if (category == "containers" || category == "templates") return QColor(0x6a, 0x4c, 0x93);
+    if (category == "projections") return QColor(0x8a, 0x5a, 0x2c);
+    return QColor(0x4a, 0x55, 0x60);
+}
+
+}  // namespace
+
+GraphNodeItem::GraphNodeItem(const GraphDocument& doc, NodeId id, Kind kind)
+    : m_doc(&doc), m_id(id), m_kind(kind)
+{
+    setFlag(ItemSendsGeometryChanges);
+    if (kind == Kind::Node) {
+        setFlag(ItemIsMovable);
+        setFlag(ItemIsSelectable);
+    }
+    setZValue(1.0);
+    // Text dominates the cost of a node: a drag only translates the cached pixmap.
+    setCacheMode(DeviceCoordinateCache);
+    refresh();
+}
+
+void GraphNodeItem::refresh()
+{
+    prepareGeometryChange();
+    m_ports.clear();
+    auto addPorts = [this](const QVariantList& list, bool input) {
+        for (const QVariant& v : list) {
+            const QVariantMap p = v.toMap();
+            m_ports.push_back({p["name"].toString(), p["size"].toLongLong(), p["spiking"].toBool(), input, {}});
+        }
+    };
+    if (m_kind == Kind::Node) {
+        m_type = m_doc->nodeData(m_id, NodeRole::Type).toString();
+        m_name = m_doc->nodeData(m_id, NodeRole::Name).toString();
+        const QVariantList shape = m_doc->nodeData(m_id, NodeRole::Shape).toList();
+        QStringList dims;
+        for (const QVariant& d : shape) {
+            dims << QString::number(d.toLongLong());
+        }
+        m_shape = QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
+        if (!shape.isEmpty()) {
+            m_shape += QStringLiteral("  %1 \u2192 %2").arg(shape.front().toLongLong()).arg(shape.back().toLongLong());
+        }
+        addPorts(m_doc->nodeData(m_id, NodeRole::InputPorts).toList(), true);
+        addPorts(m_doc->nodeData(m_id, NodeRole::OutputPorts).toList(), false);
+        m_header = categoryColour(m_type);
+    } else {
+        const engine::Module* net = m_doc->module(m_id);
+        const bool input = m_kind == Kind::NetworkInput;
+        const qint64 size = net == nullptr ? 0 : (input ? net->sizeIn() : net->sizeOut());
+        m_type = input ? QStringLiteral("network input") : QStringLiteral("network output");
+        m_name = input ? QStringLiteral("in") : QStringLiteral("out");
+        m_shape = QStringLiteral("%1 channels").arg(size);
+        // One port per named boundary port ("in.exc"), or the whole side ("in").
+        const std::vector<engine::PortSpec> ports =
+            net == nullptr ? std::vector<engine::PortSpec>{} : (input ? net->inputPorts() : net->outputPorts());
+        if (ports.size() == 1 && ports.front().name == m_name.toStdString()) {
+            m_ports.push_back({m_name, size, false, !input, {}});
+        } else {
+            for (const engine::PortSpec& p : ports) {
+                m_ports.push_back({m_name + QLatin1Char('.') + QString::fromStdString(p.name), p.size, false, !input, {}});
+            }
+        }
+        m_header = QColor(0x55, 0x55, 0x55);
+    }
+    int inRow = 0;
+    int outRow = 0;
+    for (CanvasPort& p : m_ports) {
+        const int row = p.input ? inRow++ : outRow++;
+        p.pos = QPointF(p.input ? 0.0 : kWidth, (kHeaderRows + 0.5 + row) * kRow + 6.0);
+    }
+    m_height = (kHeaderRows + std::max(std::max(inRow, outRow), 1)) * kRow + 10.0;
+    update();
+}
+
+bool GraphNodeItem::portScenePos(const QString& name, bool input, QPointF& out) const
+{
+    for (const CanvasPort& p : m_ports) {
+        if (p.input == input && p.name == name) {
+            out = mapToScene(p.pos);
+            return true;
+        }
+    }
+    return false;
+}
+
+const CanvasPort* GraphNodeItem::portAt(QPointF scenePos) const
+{
+    const QPointF local = mapFromScene(scenePos);
+    for (const CanvasPort& p : m_ports) {
+        const QPointF d = local - p.pos;
+        if (d.x() * d.x() + d.y() * d.y() <= kPortHit * kPortHit) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+std::string GraphNodeItem::endpoint(const CanvasPort& port) const
+{
+    if (m_kind != Kind::Node) {
+        return port.name.toStdString();
+    }
+    return (m_name + QLatin1Char('.') + port.name).toStdString();
+}
+
+QRectF GraphNodeItem::boundingRect() const
+{
+    return QRectF(-kPortRadius - 1.0, -1.0, kWidth + 2.0 * kPortRadius + 2.0, m_height + 2.0);
+}
+
+void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    const QRectF body(0.0, 0.0, kWidth, m_height);
+    const bool selected = (option->state & QStyle::State_Selected) != 0;
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(selected ? QColor(0xff, 0xa5, 0x00) : QColor(0x30, 0x30, 0x30), selected ? 2.5 : 1.0));
+    painter->setBrush(QColor(0xfa, 0xfa, 0xfa));
+    painter->drawRoundedRect(body, 5.0, 5.0);
+    const QRectF header(0.0, 0.0, kWidth, kHeaderRows * kRow + 4.0);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(m_header);
+    QPainterPath headerPath;
+    headerPath.addRoundedRect(header, 5.0, 5.0);
+    painter->drawPath(headerPath);
+
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    QFont font = painter->font();
+    font.setPointSizeF(8.0);
+    if (lod >= 0.35) {
+        QFont bold = font;
+        bold.setBold(true);
+        painter->setFont(bold);
+        painter->setPen(Qt::white);
+        const QFontMetricsF fmBold(bold);
+        painter->drawText(QRectF(6.0, 2.0, kWidth - 12.0, kRow), Qt::AlignLeft | Qt::AlignVCenter,
+                          fmBold.elidedText(m_name, Qt::ElideRight, kWidth * 0.5));
+        painter->setFont(font);
+        const QFontMetricsF fm(font);
+        painter->drawText(QRectF(kWidth * 0.5, 2.0, kWidth * 0.5 - 6.0, kRow), Qt::AlignRight | Qt::AlignVCenter,
+                          fm.elidedText(m_type, Qt::ElideLeft, kWidth * 0.5 - 6.0));
+        painter->setPen(QColor(0xe8, 0xe8, 0xe8));
+        painter->drawText(QRectF(6.0, kRow + 2.0, kWidth - 12.0, kRow), Qt::AlignLeft | Qt::AlignVCenter,
+                          fm.elidedText(m_shape, Qt::ElideRight, kWidth - 12.0));
+    }
+    for (const CanvasPort& p : m_ports) {
+        const QColor colour = p.spiking ? QColor(0xd3, 0x54, 0x00) : QColor(0x1f, 0x6f, 0xc5);
+        painter->setPen(QPen(colour.darker(130), 1.0));
+        painter->setBrush(colour);
+        if (p.spiking) {
+            const QPointF c = p.pos;
+            const QPointF tri[3] = {c + QPointF(-kPortRadius, -kPortRadius), c + QPointF(kPortRadius, 0.0),
+                                    c + QPointF(-kPortRadius, kPortRadius)};
+            painter->drawPolygon(tri, 3);
+        } else {
+            painter->drawEllipse(p.pos, kPortRadius, kPortRadius);
+        }
+        if (lod >= 0.35) {
+            painter->setPen(QColor(0x20, 0x20, 0x20));
+            painter->setFont(font);
+            const QString label = QStringLiteral("%1 [%2]").arg(p.name).arg(p.size);
+            const QRectF r = p.input ? QRectF(kPortRadius + 4.0, p.pos.y() - kRow * 0.5, kWidth * 0.5 - 8.0, kRow)
+                                     : QRectF(kWidth * 0.5, p.pos.y() - kRow * 0.5, kWidth * 0.5 - kPortRadius - 4.0, kRow);
+            painter->drawText(r, (p.input ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter, label);
+        }
+    }
+}
+
+QVariant GraphNodeItem::itemChange(GraphicsItemChange change, const QVariant& value)
+{
+    if (change == ItemPositionHasChanged && m_observer) {
+        m_observer(this);
+    }
+    return QGraphicsItem::itemChange(change, value);
+}
+
+}  // namespace spike::ui

@@ -1,0 +1,305 @@
+// PlotPanes. See plot_panes.hpp.
+#include "ui/plots/plot_panes.hpp"
+
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QScrollArea>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace spike::ui {
+
+PlotPanes::PlotPanes(QWidget* parent) : QWidget(parent)
+{
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("plotPanesScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    m_content = new QWidget;
+    m_grid = new QGridLayout(m_content);
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    m_grid->setSpacing(4);
+    scroll->setWidget(m_content);
+    outer->addWidget(scroll);
+}
+
+int PlotPanes::gridColumns(int panes)
+{
+    if (panes <= kMaxColumns) {
+        return std::max(panes, 1);
+    }
+    return panes == 4 ? 2 : kMaxColumns;
+}
+
+const PlotPanes::Pane* PlotPanes::find(int key) const
+{
+    const auto it = std::find_if(m_panes.begin(), m_panes.end(), [key](const Pane& p) { return p.key == key; });
+    return it == m_panes.end() ? nullptr : &*it;
+}
+
+TracePlot* PlotPanes::tracePane(int key) const
+{
+    const Pane* pane = find(key);
+    return pane == nullptr ? nullptr : pane->plot;
+}
+
+QToolButton* PlotPanes::freezeButton(int key) const
+{
+    const Pane* pane = find(key);
+    return pane == nullptr ? nullptr : pane->freeze;
+}
+
+QToolButton* PlotPanes::closeButton(int key) const
+{
+    const Pane* pane = find(key);
+    return pane == nullptr ? nullptr : pane->close;
+}
+
+std::vector<int> PlotPanes::paneKeys() const
+{
+    std::vector<int> keys;
+    keys.reserve(m_panes.size());
+    for (const Pane& pane : m_panes) {
+        keys.push_back(pane.key);
+    }
+    return keys;
+}
+
+void PlotPanes::setRaster(RasterPlot* raster)
+{
+    if (raster == m_raster) {
+        return;
+    }
+    if (m_raster != nullptr) {
+        disconnect(m_raster->xAxis, nullptr, this, nullptr);
+        m_grid->removeWidget(m_raster);
+        m_raster->hide();
+        m_raster->deleteLater();
+    }
+    m_raster = raster;
+    if (m_raster != nullptr) {
+        m_raster->setParent(m_content);
+        m_raster->setMinimumHeight(kMinPaneHeight + 60);
+        watchTimeAxis(m_raster);
+        m_raster->show();
+    }
+    relayout();
+}
+
+TracePlot* PlotPanes::addTracePane(int key)
+{
+    if (TracePlot* existing = tracePane(key)) {
+        return existing;
+    }
+    Pane pane;
+    pane.key = key;
+    pane.frame = new QWidget(m_content);
+    auto* column = new QVBoxLayout(pane.frame);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    auto* header = new QHBoxLayout;
+    header->setContentsMargins(4, 0, 4, 0);
+    header->addStretch(1);
+    pane.freeze = new QToolButton(pane.frame);
+    pane.freeze->setText(tr("Freeze"));
+    pane.freeze->setCheckable(true);
+    pane.freeze->setAutoRaise(true);
+    pane.freeze->setToolTip(tr("Stop updating this pane; zoom and drag it freely"));
+    pane.close = new QToolButton(pane.frame);
+    pane.close->setText(tr("Close"));
+    pane.close->setAutoRaise(true);
+    pane.close->setToolTip(tr("Close this pane"));
+    header->addWidget(pane.freeze);
+    header->addWidget(pane.close);
+    column->addLayout(header);
+    pane.plot = new TracePlot(pane.frame);
+    pane.plot->setMinimumSize(200, kMinPaneHeight);
+    column->addWidget(pane.plot, 1);
+
+    TracePlot* plot = pane.plot;
+    QToolButton* freeze = pane.freeze;
+    connect(freeze, &QToolButton::toggled, plot, &TracePlot::setFrozen);
+    connect(plot, &TracePlot::frozenChanged, this, [this, plot, freeze](bool frozen) {
+        freeze->setChecked(frozen);
+        if (!frozen) {
+            rejoin(plot);
+        }
+    });
+    connect(pane.close, &QToolButton::clicked, this, [this, key] { emit closeRequested(key); });
+    watchTimeAxis(plot);
+    m_panes.push_back(pane);
+    relayout();
+    return plot;
+}
+
+void PlotPanes::removeTracePane(int key)
+{
+    const auto it = std::find_if(m_panes.begin(), m_panes.end(), [key](const Pane& p) { return p.key == key; });
+    if (it == m_panes.end()) {
+        return;
+    }
+    disconnect(it->plot->xAxis, nullptr, this, nullptr);
+    m_grid->removeWidget(it->frame);
+    it->frame->hide();
+    // Later: the request may come from this pane's own Close button, still in its click.
+    it->frame->deleteLater();
+    m_panes.erase(it);
+    relayout();
+}
+
+void PlotPanes::relayout()
+{
+    while (QLayoutItem* item = m_grid->takeAt(0)) {
+        delete item;
+    }
+    for (int c = 0; c < kMaxColumns; ++c) {
+        m_grid->setColumnStretch(c, 0);
+    }
+    for (int r = 0; r < m_grid->rowCount(); ++r) {
+        m_grid->setRowStretch(r, 0);
+    }
+    std::vector<QWidget*> cells;
+    if (m_raster != nullptr) {
+        m_raster->setVisible(m_rasterShown);
+        if (m_rasterShown) {
+            cells.push_back(m_raster);
+        }
+    }
+    for (const Pane& pane : m_panes) {
+        pane.frame->setVisible(pane.shown);
+        if (pane.shown) {
+            cells.push_back(pane.frame);
+        }
+    }
+    m_columns = gridColumns(std::max<int>(1, static_cast<int>(cells.size())));
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const int r = static_cast<int>(i) / m_columns;
+        m_grid->addWidget(cells[i], r, static_cast<int>(i) % m_columns);
+        m_grid->setRowStretch(r, 1);
+    }
+    for (int c = 0; c < m_columns; ++c) {
+        m_grid->setColumnStretch(c, 1);
+    }
+}
+
+void PlotPanes::setRasterShown(bool shown)
+{
+    if (shown != m_rasterShown) {
+        m_rasterShown = shown;
+        relayout();
+    }
+}
+
+void PlotPanes::setPaneShown(int key, bool shown)
+{
+    for (Pane& pane : m_panes) {
+        if (pane.key == key && pane.shown != shown) {
+            pane.shown = shown;
+            relayout();
+        }
+    }
+}
+
+bool PlotPanes::isPaneShown(int key) const
+{
+    const Pane* pane = find(key);
+    return pane != nullptr && pane->shown;
+}
+
+void PlotPanes::rejoin(TracePlot* plot)
+{
+    const QCustomPlot* leader = m_raster;
+    for (const Pane& other : m_panes) {
+        if (leader == nullptr && other.plot != plot && !other.plot->isFrozen()) {
+            leader = other.plot;
+        }
+    }
+    if (leader != nullptr) {
+        plot->xAxis->setRange(leader->xAxis->range());
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+bool PlotPanes::isLinked(const QCustomPlot* plot) const
+{
+    if (plot == m_raster) {
+        return plot != nullptr;
+    }
+    const auto it = std::find_if(m_panes.begin(), m_panes.end(), [plot](const Pane& p) { return p.plot == plot; });
+    return it != m_panes.end() && !it->plot->isFrozen();
+}
+
+bool PlotPanes::eventFilter(QObject* watched, QEvent* event)
+{
+    // Time-axis ticks follow the plot's width (about one per 90 px), so narrow panes stay
+    // readable; the value axis keeps QCustomPlot's default.
+    if (event->type() == QEvent::Resize) {
+        if (auto* plot = qobject_cast<QCustomPlot*>(watched)) {
+            plot->xAxis->ticker()->setTickCount(std::clamp(plot->width() / 90, 2, 8));
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void PlotPanes::watchTimeAxis(QCustomPlot* plot)
+{
+    plot->installEventFilter(this);
+    connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this, plot](const QCPRange& range) { followTime(plot, range); });
+}
+
+void PlotPanes::followTime(QCustomPlot* source, const QCPRange& range)
+{
+    if (m_syncing || !isLinked(source)) {
+        return;
+    }
+    m_syncing = true;
+    const auto follow = [&](QCustomPlot* plot) {
+        if (plot != source && isLinked(plot) && plot->xAxis->range() != range) {
+            plot->xAxis->setRange(range);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    };
+    follow(m_raster);
+    for (const Pane& pane : m_panes) {
+        follow(pane.plot);
+    }
+    m_syncing = false;
+}
+
+void PlotPanes::setTimeRange(double t0Ms, double t1Ms)
+{
+    const QCPRange range(t0Ms, t1Ms);
+    m_syncing = true;
+    const auto apply = [&](QCustomPlot* plot) {
+        if (isLinked(plot)) {
+            plot->xAxis->setRange(range);
+        }
+    };
+    apply(m_raster);
+    for (const Pane& pane : m_panes) {
+        apply(pane.plot);
+    }
+    m_syncing = false;
+    replotAll();
+}
+
+void PlotPanes::replotAll()
+{
+    if (m_raster != nullptr) {
+        m_raster->replot(QCustomPlot::rpQueuedReplot);
+    }
+    for (const Pane& pane : m_panes) {
+        pane.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+}  // namespace spike::ui

@@ -1,0 +1,369 @@
+// MainWindow: construction, the centre and the docks, and the selection kept in agreement
+// between the canvas, the Modules tree and the inspector. See main_window.hpp.
+#include "ui/window/main_window.hpp"
+
+#include "ui/document/document_file.hpp"
+#include "ui/editor/document_tree.hpp"
+#include "ui/editor/graph_breadcrumb.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/editor/graph_node_item.hpp"
+#include "ui/inspector/inspector.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/editor/palette_widget.hpp"
+#include "ui/plots/plot_panes.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
+
+#include "engine/io/module_factory.hpp"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QFontDatabase>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QScopedValueRollback>
+#include <QMenu>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace spike::ui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::currentPath())
+{
+    m_wallClock.start();
+    m_doc = new GraphDocument(this);
+    m_file = new DocumentFile(*m_doc, this);
+    buildCentre();
+    buildDocks();
+    buildActions();
+    buildMenus();
+    buildToolBar();
+    m_clock = new QLabel(this);
+    statusBar()->addPermanentWidget(m_clock);
+
+    connect(m_file, &DocumentFile::windowTitleChanged, this, &MainWindow::updateTitle);
+    connect(m_file, &DocumentFile::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+    connect(m_file, &DocumentFile::autosaveFailed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(message));
+    });
+    connect(m_doc, &GraphDocument::documentReset, this, &MainWindow::onDocumentReset);
+    for (auto signal : {&GraphDocument::nodeAdded, &GraphDocument::nodeRemoved, &GraphDocument::nodeRenamed}) {
+        connect(m_doc, signal, this, &MainWindow::onStructureChanged);
+    }
+    for (auto signal : {&GraphDocument::connectionAdded, &GraphDocument::connectionRemoved}) {
+        connect(m_doc, signal, this, &MainWindow::onStructureChanged);
+    }
+    connect(m_doc, &GraphDocument::attributeChanged, this, &MainWindow::onAttributeChanged);
+    connect(m_doc, &GraphDocument::nodeAboutToBeRemoved, this, [this](NodeId id) {
+        for (NodeId n = m_inspected; n.valid(); n = m_doc->parentOf(n)) {
+            if (n == id) {
+                showInInspector({});
+                return;
+            }
+        }
+    });
+    onDocumentReset();
+    rebuildRecentMenu();
+    statusBar()->showMessage(tr("Ready: drag modules from the palette onto the canvas, or open an example"));
+}
+
+MainWindow::~MainWindow()
+{
+    m_run.reset();  // joins the worker before the widgets it reports to go away
+    // The views let go of the document before it is destroyed with the window's children.
+    m_inspector->setDocument(nullptr);
+    m_tree->setDocument(nullptr);
+    m_canvas->setDocument(nullptr);
+    // The children (document, file, canvas, docks...) are destroyed after this body, and some
+    // signal on the way (the undo stack clearing itself: indexChanged, cleanChanged, which the
+    // file turns into windowTitleChanged) must not reach a MainWindow that is already gone
+    // (found by the AddressSanitizer build's Qt object-type assertion): cut them all here.
+    disconnect(m_doc->undoStack(), nullptr, this, nullptr);
+    for (QObject* child : findChildren<QObject*>()) {
+        disconnect(child, nullptr, this, nullptr);
+    }
+}
+
+const engine::Module* MainWindow::model() const
+{
+    return &m_doc->root();
+}
+
+QString MainWindow::selectedModulePath() const
+{
+    return m_doc->contains(m_inspected) ? QString::fromStdString(m_doc->path(m_inspected)) : QString();
+}
+
+void MainWindow::buildCentre()
+{
+    m_canvas = new GraphCanvas;
+    m_canvas->setDocument(m_doc);
+    m_breadcrumb = new GraphBreadcrumb(m_canvas);
+    auto* editor = new QWidget;
+    auto* layout = new QVBoxLayout(editor);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_breadcrumb);
+    layout->addWidget(m_canvas, 1);
+
+    // The plot area: the raster first, then the selection pane (key 0, the membrane of the
+    // selected layer; it cannot be closed), then one pane per Plot ▸, time axes linked.
+    m_panes = new PlotPanes;
+    m_rasterPlot = new RasterPlot;
+    m_panes->setRaster(m_rasterPlot);
+    m_tracePlot = m_panes->addTracePane(0);
+    m_panes->closeButton(0)->hide();
+    connect(m_panes, &PlotPanes::closeRequested, this, &MainWindow::closePlotPane);
+
+    m_centre = new QSplitter(Qt::Vertical, this);
+    m_centre->addWidget(editor);
+    m_centre->addWidget(m_panes);
+    m_centre->setChildrenCollapsible(false);
+    m_centre->setStretchFactor(0, 3);
+    m_centre->setStretchFactor(1, 2);
+    setCentralWidget(m_centre);
+
+    installPlotMenu(m_rasterPlot);
+    installPlotMenu(m_tracePlot);
+
+    connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::onCanvasSelection);
+    connect(m_canvas, &GraphCanvas::plotRequested, this, [this](NodeId id, const QString& signal) {
+        // Which neurons: all by default; the dialog offers ranges, lists and random picks.
+        bool ok = false;
+        const QString neurons = QInputDialog::getText(
+            this, tr("Plot %1").arg(signal),
+            tr("Neurons to plot: all, a range (0-99), a list (1, 5, 7-9) or random 20:"), QLineEdit::Normal,
+            QStringLiteral("all"), &ok);
+        QString error;
+        if (ok && !plotSignal(QString::fromStdString(m_doc->path(id)), signal, neurons, &error)) {
+            QMessageBox::warning(this, tr("Cannot plot %1").arg(signal), error);
+        }
+    });
+    connect(m_canvas, &GraphCanvas::editRefused, this,
+            [this](const QString& reason) { statusBar()->showMessage(tr("Refused: %1").arg(reason)); });
+}
+
+void MainWindow::buildDocks()
+{
+    const auto dock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(widget);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                       QDockWidget::DockWidgetClosable);
+        addDockWidget(area, d);
+        return d;
+    };
+    m_palette = new PaletteWidget;
+    m_paletteDock = dock(tr("Palette"), QStringLiteral("paletteDock"), m_palette, Qt::LeftDockWidgetArea);
+    connect(m_palette, &PaletteWidget::moduleRequested, this, [this](const QString& type) {
+        if (m_canvas->addModule(type).valid()) {
+            statusBar()->showMessage(tr("Added a %1").arg(type));
+        }
+    });
+
+    m_tree = new DocumentTree;
+    m_tree->setDocument(m_doc);
+    m_modulesDock = dock(tr("Modules"), QStringLiteral("modulesDock"), m_tree, Qt::LeftDockWidgetArea);
+    connect(m_tree, &DocumentTree::nodesSelected, this, &MainWindow::onTreeSelection);
+    connect(m_tree, &DocumentTree::nodeActivated, this, [this](NodeId id) {
+        if (m_canvas->enter(id)) {
+            m_tree->selectNodes({id});
+        }
+    });
+
+    m_inspector = new Inspector;
+    m_inspector->setDocument(m_doc);
+    // While the simulation runs, attributes that need a rebuild are refused with the reason.
+    m_inspector->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
+        if (m_run && m_run->isRunning() && !spec.liveEditable) {
+            return tr("Pause to change %1: it needs a rebuild of the simulation")
+                .arg(QString::fromStdString(spec.name));
+        }
+        return QString();
+    });
+    m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector, Qt::RightDockWidgetArea);
+
+    // The selected model's update equations, from its header via the registry.
+    m_equations = new QPlainTextEdit;
+    m_equations->setReadOnly(true);
+    m_equations->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_equations->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_equationsDock = dock(tr("Equations"), QStringLiteral("equationsDock"), m_equations, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_attributesDock, m_equationsDock);
+    m_attributesDock->raise();
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_docksSized) {
+        // Dock sizes only take once the window has its size: the left column gets the tree's
+        // natural width (capped), the inspector a fixed share, the canvas the rest.
+        m_docksSized = true;
+        constexpr double kMaxLeftShare = 0.2;
+        constexpr double kMaxRightShare = 0.28;
+        const int left = std::min(m_tree->naturalWidth(), static_cast<int>(kMaxLeftShare * width()));
+        const int right = static_cast<int>(kMaxRightShare * width());
+        resizeDocks({m_paletteDock, m_attributesDock}, {left, right}, Qt::Horizontal);
+        resizeDocks({m_paletteDock, m_modulesDock}, {height() / 2, height() / 2}, Qt::Vertical);
+        m_centre->setSizes({m_centre->height() * 3 / 5, m_centre->height() * 2 / 5});
+    }
+}
+
+// ---- selection ----------------------------------------------------------------------------------
+
+void MainWindow::onCanvasSelection(const QList<NodeId>& nodes)
+{
+    if (m_syncingSelection) {
+        return;
+    }
+    m_syncingSelection = true;
+    m_tree->selectNodes(nodes);
+    m_syncingSelection = false;
+    if (!nodes.isEmpty()) {
+        showInInspector(nodes.front());
+    }
+}
+
+void MainWindow::onTreeSelection(const QList<NodeId>& nodes)
+{
+    if (m_syncingSelection || nodes.isEmpty()) {
+        return;
+    }
+    m_syncingSelection = true;
+    // Show the module that holds the first selected node, then select what of the selection
+    // it shows.
+    const NodeId parent = m_doc->parentOf(nodes.front());
+    if (parent.valid() && parent != m_canvas->network() && m_canvas->canEnter(parent)) {
+        m_canvas->setNetwork(parent);
+    }
+    m_canvas->setSelection(nodes);
+    if (GraphNodeItem* item = m_canvas->nodeItem(nodes.front())) {
+        m_canvas->ensureVisible(item);
+    }
+    m_syncingSelection = false;
+    showInInspector(nodes.front());
+}
+
+bool MainWindow::selectModule(const QString& path)
+{
+    const NodeId id = m_doc->findNode(path.toStdString());
+    if (!id.valid()) {
+        return false;
+    }
+    m_tree->selectNodes({id});
+    onTreeSelection({id});
+    return true;
+}
+
+void MainWindow::showInInspector(NodeId id)
+{
+    m_inspected = m_doc->contains(id) ? id : NodeId{};
+    const engine::Module* module = m_doc->module(m_inspected);
+    m_inspector->showNode(m_inspected);
+    if (module != nullptr) {
+        const std::string equations = engine::moduleEquations(module->className());
+        m_equations->setPlainText(
+            equations.empty()
+                ? tr("%1 has no update equations of its own: layers and activations compute their torch "
+                     "function, containers and templates their children.")
+                      .arg(QString::fromStdString(module->className()))
+                : QString::fromStdString(equations));
+        m_equationsDock->setWindowTitle(tr("Equations — %1").arg(QString::fromStdString(module->className())));
+    } else {
+        m_equations->clear();
+        m_equationsDock->setWindowTitle(tr("Equations"));
+    }
+    if (module != nullptr) {
+        const QString path = QString::fromStdString(m_doc->path(id));
+        m_attributesDock->setWindowTitle(tr("Inspector — %1 (%2)")
+                                             .arg(path.isEmpty() ? tr("root") : path,
+                                                  QString::fromStdString(module->className())));
+    } else {
+        m_attributesDock->setWindowTitle(tr("Inspector"));
+    }
+    if (module != nullptr && !membraneSignal(*module).empty()) {
+        if (m_run) {
+            m_run->setTracedPath(selectedModulePath());
+            // A pane that plots chosen neurons of this membrane shares its track: keep its choice.
+            const QScopedValueRollback<bool> guard(m_attaching, true);
+            for (PlotRequest& request : m_plotRequests) {
+                if (request.probePath == selectedModulePath() && request.signal == membraneSignal(*module)) {
+                    request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &request.why);
+                }
+            }
+        }
+    }
+    refreshPlots();
+}
+
+// ---- document changes ---------------------------------------------------------------------------
+
+void MainWindow::onDocumentReset()
+{
+    dropRun(tr("press Run to simulate"));
+    openDocumentPlots();
+    // Start on the first module with a membrane trace, so a first Run shows something.
+    NodeId initial;
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        if (!membraneSignal(*module).empty()) {
+            initial = m_doc->findNode(path);
+            break;
+        }
+    }
+    // The canvas stays on the root; the module is selected where the canvas shows it.
+    if (initial.valid()) {
+        m_syncingSelection = true;
+        m_tree->selectNodes({initial});
+        m_canvas->setSelection({initial});
+        m_syncingSelection = false;
+        showInInspector(initial);
+    } else {
+        showInInspector(m_doc->rootId());
+    }
+    showTimeStep();
+    updateTitle();
+    updateEditActions();
+}
+
+void MainWindow::onAttributeChanged(NodeId id, const QString& name)
+{
+    // A running copy takes the new value between two chunks (a live edit); a change that needs a
+    // rebuild while running rebuilds the run from the document and continues it.
+    const engine::Module* module = m_doc->module(id);
+    if (m_run && module != nullptr) {
+        const engine::AttributeSpec& spec = module->spec(name.toStdString());
+        if (spec.liveEditable || !m_run->isRunning()) {
+            m_run->setAttribute(QString::fromStdString(m_doc->path(id)), spec.name, module->attribute(spec.name));
+        } else {
+            scheduleRebuild();
+        }
+    }
+    if (name == QLatin1String("dt")) {
+        showTimeStep();
+    }
+    // The inspector updates its own editors in place (Inspector::onAttributeChanged); rebuilding
+    // it here would delete the editor whose key, wheel or click event is still being handled.
+    // Only what the plots show of the module (threshold lines) is read again.
+    if (id == m_inspected) {
+        refreshPlots();
+    }
+}
+
+void MainWindow::onStructureChanged()
+{
+    if (m_run) {
+        scheduleRebuild();
+    }
+    showUsefulPanes();
+    updateEditActions();
+}
+
+}  // namespace spike::ui

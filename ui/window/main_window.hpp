@@ -1,0 +1,267 @@
+// MainWindow: SpikeStudio's main window, composition of the editor and the live plots.
+//
+// Owns: the GraphDocument (the model being edited, with its undo stack), its DocumentFile
+// (path, modified flag, recent files, autosave and recovery), the centre (breadcrumb + canvas
+// above, membrane-potential and spike-raster plots below, time axes linked), the docks
+// ("Palette", "Modules", "Inspector", "Equations"), the menus and the run toolbar, and the LiveRun of the
+// current model (created on the first Run, on a copy of the document's model; an attribute edit
+// reaches the running copy between two chunks; a structural edit, or an attribute that needs a
+// rebuild, rebuilds the run from the edited model and continues it from the same step with the
+// states of the modules that are still there).
+// Invariants: the canvas, the Modules tree and the Inspector show the same document;
+// the canvas and tree selections agree (both ways); a failed open keeps the document; the
+// window title is DocumentFile::windowTitle().
+// The public API never opens a dialog (tests and the screenshot mode call it); menu actions call
+// it and show failures in message boxes. Run / Step go through the SimulationController's
+// worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
+// Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
+// toolbar, file commands, close and recovery), main_window_run.cpp (running and plots).
+// Thread: GUI thread only.
+#pragma once
+
+#include "ui/document/graph_document.hpp"
+
+#include "engine/core/recording.hpp"
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QSpinBox;
+class QSplitter;
+
+namespace spike::ui {
+
+class DocumentFile;
+class DocumentTree;
+class GraphBreadcrumb;
+class GraphCanvas;
+class Inspector;
+class LiveRun;
+class PaletteWidget;
+class PlotPanes;
+class RasterPlot;
+class TracePlot;
+
+/// The application window; see the file comment.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    /// Steps the Step spin box starts at.
+    static constexpr int kDefaultSteps = 1000;
+    /// Largest number of steps one Step may take.
+    static constexpr int kMaxSteps = 1000000;
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // ---- files (no dialogs) -------------------------------------------------------------------
+    /// Opens a model file (or a bundled ":/examples/..." one). On failure returns false, stores
+    /// the engine's message (file, JSON path, what was expected) in `error`, shows it in the
+    /// status bar and keeps the current document.
+    bool openModel(const QString& path, QString* error = nullptr);
+    /// Like openModel, from JSON text; `sourceName` names it in messages.
+    bool openModelFromJson(const QByteArray& text, const QString& sourceName,
+                           QString* error = nullptr);
+
+    // ---- running (no dialogs) -----------------------------------------------------------------
+    /// Runs `steps` more steps of zero input on the worker as fast as possible and waits for them
+    /// (at most a minute), then redraws the plots. States carry over between calls until resetState() or an edit.
+    bool runSteps(int steps, QString* error = nullptr);
+    /// Runs freely for `seconds` of wall time with the plots redrawing live, then pauses.
+    bool runFor(double seconds, QString* error = nullptr);
+    /// Whether the simulation is running freely (Run pressed, not paused).
+    bool isRunning() const;
+    /// Resets the simulation to step 0 and empties the plots.
+    void resetState();
+    /// Selects the module at dotted `path` ("" is the root) in the tree, the canvas (showing its
+    /// parent) and the inspector; false when there is none.
+    bool selectModule(const QString& path);
+    /// Opens a trace pane plotting `signal` of the module at `path` from the next samples on
+    /// (the canvas' node or port menu ▸ Plot): a State ("i_exc", "refrac", "v", an LSTM's "h"),
+    /// "out" (the whole output of a non-spiking module), a named non-spiking output port, or a
+    /// signal the module records ("value_prefix"); "spikes" of a spiking module makes the
+    /// raster show only the chosen neurons of it (no pane; "all" shows every neuron again).
+    /// Modules inside a composite (a
+    /// DynamicsNetwork's "lstm") are recorded through it. Selects the module. False, with the
+    /// reason in `error` and the status bar, when the module has no such signal.
+    /// `neurons` chooses which channels (neuron_selection.hpp: "all", "0-99", "1, 5, 7-9",
+    /// "random 20"); `key` receives the new pane's key in plotPanes().
+    bool plotSignal(const QString& path, const QString& signal, const QString& neurons = QStringLiteral("all"),
+                    QString* error = nullptr, int* key = nullptr);
+    /// Closes the trace pane `key` made by plotSignal() (its Close button) and stops recording it.
+    void closePlotPane(int key);
+
+    // ---- what is shown ------------------------------------------------------------------------
+    GraphDocument* document() const { return m_doc; }
+    DocumentFile* documentFile() const { return m_file; }
+    /// The document's model (root module).
+    const engine::Module* model() const;
+    /// Path or resource name of the last opened model (empty for a new document).
+    const QString& modelSource() const { return m_source; }
+    /// Rolling recording of the current run, or nullptr before a run and after a reset or edit.
+    const engine::Recording* lastRecording() const;
+    /// Steps simulated since the last reset (0 without a run).
+    std::int64_t simulatedSteps() const;
+    /// Dotted path of the module shown in the inspector (null QString when none).
+    QString selectedModulePath() const;
+
+    GraphCanvas* canvas() const { return m_canvas; }
+    GraphBreadcrumb* breadcrumb() const { return m_breadcrumb; }
+    PaletteWidget* palette() const { return m_palette; }
+    DocumentTree* moduleTree() const { return m_tree; }
+    /// The "Inspector" dock: the registry-generated editor of the selected module.
+    Inspector* inspector() const { return m_inspector; }
+    /// The selection pane (key 0 of plotPanes()): the membrane of the selected neuron layer.
+    TracePlot* tracePlot() const { return m_tracePlot; }
+    /// The plot area: the raster, the selection pane and one pane per plotSignal().
+    PlotPanes* plotPanes() const { return m_panes; }
+    RasterPlot* rasterPlot() const { return m_rasterPlot; }
+    QSpinBox* stepsSpinBox() const { return m_steps; }
+    /// The "Equations" dock (tabbed with the Inspector): the selected model's update equations.
+    QPlainTextEdit* equationsView() const { return m_equations; }
+    /// The toolbar's time step [ms] (the dt of every module that has one).
+    QDoubleSpinBox* timeStepSpinBox() const { return m_dt; }
+    /// The toolbar's backend choice (CPU, CUDA; CUDA disabled with the reason without a device).
+    QComboBox* backendComboBox() const { return m_backend; }
+    /// Steps per second of the run, measured over the last half second or more (0 when idle).
+    double stepsPerSecond() const { return m_stepsPerSecond; }
+    /// The action with this object name ("action.save", "action.group", ...), or nullptr.
+    QAction* action(const QString& objectName) const;
+
+    // ---- interactive helpers (dialogs) --------------------------------------------------------
+    /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
+    bool maybeSave();
+    /// Offers the recovery files of sessions that crashed (newest first), one dialog each.
+    void offerRecovery();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    // main_window.cpp
+    void buildCentre();
+    void buildDocks();
+    void onCanvasSelection(const QList<NodeId>& nodes);
+    void onTreeSelection(const QList<NodeId>& nodes);
+    void showInInspector(NodeId id);
+    void onDocumentReset();
+    void onStructureChanged();
+    void onAttributeChanged(NodeId id, const QString& name);
+    // main_window_actions.cpp
+    QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key,
+                        const QString& tip);
+    void buildActions();
+    void buildMenus();
+    void buildToolBar();
+    void rebuildRecentMenu();
+    void promptOpen();
+    void openInteractively(const QString& path);
+    bool saveInteractively();
+    bool saveAsInteractively();
+    void newInteractively();
+    void updateTitle();
+    void updateEditActions();
+    void exportPlotInteractively(QCustomPlot* plot, const QString& suffix);
+    void exportRecordingsInteractively();
+    // main_window_run.cpp
+    bool ensureRun(QString* error);
+    void dropRun(const QString& reason);
+    /// Queues one rebuild of the run from the edited document (several edits of one event-loop
+    /// turn, e.g. an undo macro, rebuild once).
+    void scheduleRebuild();
+    /// Runs a queued rebuild now: LiveRun::replaceModel() with a copy of the document, the run
+    /// continuing from its step with the states carried over; a model that cannot run drops it.
+    void rebuildRun();
+    // main_window_plots.cpp
+    void refreshPlots();
+    void clearPlots(const QString& explanation);
+    void showWholeRun();
+    /// Records every plot request that has no trace in the run yet (a new run, a rebuild that
+    /// brought a module back); a request whose trace the run dropped shows why in its pane.
+    void attachPlotRequests();
+    /// Right-click export menu and double-click "whole window" on a plot.
+    void installPlotMenu(QCustomPlot* plot);
+    /// Closes every requested pane, then opens the panes the document's "plots" entry names.
+    void openDocumentPlots();
+    /// Hides the raster of a model without spiking modules and the selection pane of one
+    /// without a membrane, when other panes show something.
+    void showUsefulPanes();
+    // main_window_run.cpp
+    void updateRunControls();
+    void toggleRun();
+    void stepInteractively();
+    void applySpeed();
+    void applyBackend();
+    void applyTimeStep();
+    void showTimeStep();
+    void measureRate();
+    QString tracedPath() const;
+
+    GraphDocument* m_doc = nullptr;
+    DocumentFile* m_file = nullptr;
+    std::unique_ptr<LiveRun> m_run;
+    QString m_source;
+    QString m_lastDir;
+    NodeId m_inspected;
+    /// A trace pane opened by plotSignal(): what it records and its trace in the run.
+    struct PlotRequest {
+        int key = 0;              ///< pane key in m_panes
+        QString path;             ///< the module as the user named it
+        QString probePath;        ///< the module the run records it through
+        std::string signal;       ///< the signal as the run names it ("lstm.h" through "dynamics")
+        QString label;            ///< the signal as the user named it
+        std::vector<std::int64_t> neurons;  ///< channels (empty: all)
+        int traceId = 0;          ///< LiveRun trace id, 0 while not recorded
+        QString why;              ///< why it is not recorded (shown in the pane)
+    };
+    std::vector<PlotRequest> m_plotRequests;
+    int m_nextPaneKey = 1;
+    bool m_attaching = false;  ///< attachPlotRequests() is adding traces (their tracesChanged)
+    bool m_syncingSelection = false;
+    bool m_docksSized = false;
+    bool m_rebuildPending = false;  ///< a structural edit waits for rebuildRun()
+
+    GraphCanvas* m_canvas = nullptr;
+    GraphBreadcrumb* m_breadcrumb = nullptr;
+    PaletteWidget* m_palette = nullptr;
+    DocumentTree* m_tree = nullptr;
+    Inspector* m_inspector = nullptr;
+    TracePlot* m_tracePlot = nullptr;
+    RasterPlot* m_rasterPlot = nullptr;
+    QSplitter* m_centre = nullptr;
+    PlotPanes* m_panes = nullptr;
+    QSpinBox* m_steps = nullptr;
+    QComboBox* m_speed = nullptr;
+    QComboBox* m_backend = nullptr;
+    QDoubleSpinBox* m_dt = nullptr;
+    QLabel* m_rate = nullptr;
+    double m_stepsPerSecond = 0.0;
+    std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
+    qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window
+    QElapsedTimer m_wallClock;        ///< started with the window
+    QLabel* m_clock = nullptr;
+    QDockWidget* m_paletteDock = nullptr;
+    QDockWidget* m_modulesDock = nullptr;
+    QDockWidget* m_attributesDock = nullptr;
+    QDockWidget* m_equationsDock = nullptr;
+    QPlainTextEdit* m_equations = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_examplesMenu = nullptr;
+    QAction* m_runAction = nullptr;
+};
+
+}  // namespace spike::ui

@@ -1,0 +1,549 @@
+// MainWindow: actions, menus and toolbar (standard shortcuts from QKeySequence::StandardKey
+// wherever one exists), the file commands with their dialogs, the close prompt and the recovery
+// offer. See main_window.hpp.
+#include "ui/window/main_window.hpp"
+
+#include "ui/document/document_file.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/plots/plot_export.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
+#include "ui/editor/palette_widget.hpp"
+
+#include "engine/runtime/backend.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QStandardItemModel>
+#include <QDockWidget>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QUndoStack>
+
+namespace spike::ui {
+
+QAction* MainWindow::makeAction(const QString& name, const QString& text, const QKeySequence& key,
+                                const QString& tip)
+{
+    auto* a = new QAction(text, this);
+    a->setObjectName(name);
+    if (!key.isEmpty()) {
+        a->setShortcut(key);
+    }
+    a->setStatusTip(tip);
+    a->setToolTip(key.isEmpty() ? tip : QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+    addAction(a);  // shortcuts work whichever dock has the focus
+    return a;
+}
+
+QAction* MainWindow::action(const QString& objectName) const
+{
+    return findChild<QAction*>(objectName);
+}
+
+void MainWindow::buildActions()
+{
+    // File
+    connect(makeAction(QStringLiteral("action.new"), tr("&New"), QKeySequence::New, tr("Start an empty network")),
+            &QAction::triggered, this, &MainWindow::newInteractively);
+    connect(makeAction(QStringLiteral("action.open"), tr("&Open…"), QKeySequence::Open, tr("Open a SpikeStudio model file (.json)")),
+            &QAction::triggered, this, &MainWindow::promptOpen);
+    connect(makeAction(QStringLiteral("action.save"), tr("&Save"), QKeySequence::Save, tr("Save the model to its file")),
+            &QAction::triggered, this, &MainWindow::saveInteractively);
+    connect(makeAction(QStringLiteral("action.saveAs"), tr("Save &As…"), QKeySequence::SaveAs, tr("Save the model to a new file")),
+            &QAction::triggered, this, &MainWindow::saveAsInteractively);
+    connect(makeAction(QStringLiteral("action.exportRecordings"), tr("&Export Recordings…"), {},
+                       tr("Write every recorded series of the run as .npy files into a folder")),
+            &QAction::triggered, this, &MainWindow::exportRecordingsInteractively);
+    QAction* quit = makeAction(QStringLiteral("action.quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit SpikeStudio"));
+    quit->setMenuRole(QAction::QuitRole);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    // Edit
+    QUndoStack* undo = m_doc->undoStack();
+    QAction* undoAction = undo->createUndoAction(this, tr("&Undo"));
+    undoAction->setObjectName(QStringLiteral("action.undo"));
+    undoAction->setShortcut(QKeySequence::Undo);
+    addAction(undoAction);
+    QAction* redoAction = undo->createRedoAction(this, tr("&Redo"));
+    redoAction->setObjectName(QStringLiteral("action.redo"));
+    redoAction->setShortcut(QKeySequence::Redo);
+    addAction(redoAction);
+    const auto canvasAction = [this](const QString& name, const QString& text, const QKeySequence& key,
+                                     const QString& tip, auto slot) {
+        QAction* a = makeAction(name, text, key, tip);
+        connect(a, &QAction::triggered, m_canvas, slot);
+        return a;
+    };
+    canvasAction(QStringLiteral("action.cut"), tr("Cu&t"), QKeySequence::Cut, tr("Cut the selected nodes"), &GraphCanvas::cutSelection);
+    canvasAction(QStringLiteral("action.copy"), tr("&Copy"), QKeySequence::Copy,
+                 tr("Copy the selected nodes and the wires among them"), &GraphCanvas::copySelection);
+    canvasAction(QStringLiteral("action.paste"), tr("&Paste"), QKeySequence::Paste,
+                 tr("Paste nodes copied in this or another SpikeStudio window"), &GraphCanvas::pasteClipboard);
+    canvasAction(QStringLiteral("action.duplicate"), tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+                 tr("Duplicate the selected nodes"), &GraphCanvas::duplicateSelection);
+    canvasAction(QStringLiteral("action.delete"), tr("&Delete"), QKeySequence::Delete,
+                 tr("Delete the selected nodes and wires"), &GraphCanvas::deleteSelection);
+    canvasAction(QStringLiteral("action.selectAll"), tr("Select &All"), QKeySequence::SelectAll,
+                 tr("Select every node shown"), &GraphCanvas::selectAll);
+    canvasAction(QStringLiteral("action.group"), tr("&Group"), QKeySequence(Qt::CTRL | Qt::Key_G),
+                 tr("Move the selected nodes into a child network"), &GraphCanvas::groupSelection);
+    canvasAction(QStringLiteral("action.ungroup"), tr("U&ngroup"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G),
+                 tr("Replace the selected child networks by their nodes"), &GraphCanvas::ungroupSelection);
+    canvasAction(QStringLiteral("action.autoLayout"), tr("Auto-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L),
+                 tr("Lay out the selection (or everything) in layers, left to right"), &GraphCanvas::autoLayout);
+    const std::pair<Alignment, std::pair<QString, QString>> aligns[] = {
+        {Alignment::Left, {QStringLiteral("left"), tr("Align &left edges")}},
+        {Alignment::HCenter, {QStringLiteral("hcenter"), tr("Align &horizontal centres")}},
+        {Alignment::Right, {QStringLiteral("right"), tr("Align &right edges")}},
+        {Alignment::Top, {QStringLiteral("top"), tr("Align &top edges")}},
+        {Alignment::VCenter, {QStringLiteral("vcenter"), tr("Align &vertical centres")}},
+        {Alignment::Bottom, {QStringLiteral("bottom"), tr("Align &bottom edges")}},
+        {Alignment::DistributeH, {QStringLiteral("distributeH"), tr("Distribute h&orizontally")}},
+        {Alignment::DistributeV, {QStringLiteral("distributeV"), tr("Distribute v&ertically")}}};
+    for (const auto& [how, names] : aligns) {
+        QAction* a = makeAction(QStringLiteral("action.align.") + names.first, names.second, {},
+                                tr("Align or distribute the selected nodes"));
+        connect(a, &QAction::triggered, m_canvas, [this, how = how] { m_canvas->alignSelection(how); });
+    }
+    connect(makeAction(QStringLiteral("action.find"), tr("&Find Module…"), QKeySequence::Find,
+                       tr("Search the palette")),
+            &QAction::triggered, this, [this] {
+                m_paletteDock->show();
+                m_palette->searchField()->setFocus(Qt::ShortcutFocusReason);
+                m_palette->searchField()->selectAll();
+            });
+
+    // View
+    canvasAction(QStringLiteral("action.fit"), tr("&Fit to View"), QKeySequence(Qt::CTRL | Qt::Key_0),
+                 tr("Frame every node"), &GraphCanvas::fitToView);
+    connect(makeAction(QStringLiteral("action.zoomIn"), tr("Zoom &In"), QKeySequence::ZoomIn, tr("Zoom in around the view centre")),
+            &QAction::triggered, this, [this] { m_canvas->zoomAt(m_canvas->viewport()->rect().center(), 1.25); });
+    connect(makeAction(QStringLiteral("action.zoomOut"), tr("Zoom &Out"), QKeySequence::ZoomOut, tr("Zoom out around the view centre")),
+            &QAction::triggered, this, [this] { m_canvas->zoomAt(m_canvas->viewport()->rect().center(), 0.8); });
+    canvasAction(QStringLiteral("action.up"), tr("&Up to Parent"), QKeySequence(Qt::ALT | Qt::Key_Up),
+                 tr("Leave the module shown for the one that holds it"), &GraphCanvas::leave);
+
+    // Simulation
+    m_runAction = makeAction(QStringLiteral("action.run"), tr("Run"), QKeySequence(Qt::Key_F5),
+                             tr("Run the simulation until paused; plots update live"));
+    m_runAction->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    connect(m_runAction, &QAction::triggered, this, &MainWindow::toggleRun);
+    QAction* step = makeAction(QStringLiteral("action.step"), tr("Step"), QKeySequence(Qt::Key_F10),
+                               tr("Run the number of steps in the Steps box, then pause"));
+    step->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
+    connect(step, &QAction::triggered, this, &MainWindow::stepInteractively);
+    for (const int n : {1, 10, 100}) {
+        QAction* quick = makeAction(QStringLiteral("action.step%1").arg(n), QString::number(n), {},
+                                    tr("Run %n step(s), then pause", nullptr, n));
+        connect(quick, &QAction::triggered, this, [this, n] {
+            QString error;
+            if (ensureRun(&error)) {
+                m_run->step(n);
+            }
+        });
+    }
+    QAction* reset = makeAction(QStringLiteral("action.reset"), tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R),
+                                tr("Reset every state and restart time at zero"));
+    reset->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
+    connect(reset, &QAction::triggered, this, &MainWindow::resetState);
+
+    connect(undo, &QUndoStack::indexChanged, this, &MainWindow::updateEditActions);
+    connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::updateEditActions);
+    connect(m_canvas, &GraphCanvas::networkChanged, this, &MainWindow::updateEditActions);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(action(QStringLiteral("action.new")));
+    file->addAction(action(QStringLiteral("action.open")));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_examplesMenu = file->addMenu(tr("&Examples"));
+    for (const ExampleModel& example : DocumentFile::examples()) {
+        QAction* a = m_examplesMenu->addAction(example.title);
+        a->setData(example.path);
+        a->setStatusTip(tr("Open the bundled example %1").arg(QFileInfo(example.path).fileName()));
+        connect(a, &QAction::triggered, this, [this, path = example.path] { openInteractively(path); });
+    }
+    file->addSeparator();
+    file->addAction(action(QStringLiteral("action.save")));
+    file->addAction(action(QStringLiteral("action.saveAs")));
+    file->addSeparator();
+    file->addAction(action(QStringLiteral("action.exportRecordings")));
+    file->addSeparator();
+    file->addAction(action(QStringLiteral("action.quit")));
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    for (const char* name : {"undo", "redo", "", "cut", "copy", "paste", "duplicate", "delete", "selectAll", "",
+                             "group", "ungroup", ""}) {
+        if (*name == '\0') {
+            edit->addSeparator();
+        } else {
+            edit->addAction(action(QStringLiteral("action.") + QLatin1String(name)));
+        }
+    }
+    QMenu* align = edit->addMenu(tr("&Align"));
+    for (const char* name : {"left", "hcenter", "right", "top", "vcenter", "bottom", "distributeH", "distributeV"}) {
+        align->addAction(action(QStringLiteral("action.align.") + QLatin1String(name)));
+    }
+    edit->addAction(action(QStringLiteral("action.autoLayout")));
+    edit->addSeparator();
+    edit->addAction(action(QStringLiteral("action.find")));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (const char* name : {"fit", "zoomIn", "zoomOut", "up"}) {
+        view->addAction(action(QStringLiteral("action.") + QLatin1String(name)));
+    }
+    view->addSeparator();
+    for (QDockWidget* d : {m_paletteDock, m_modulesDock, m_attributesDock, m_equationsDock}) {
+        view->addAction(d->toggleViewAction());
+    }
+
+    QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
+    for (const char* name : {"run", "step", "reset"}) {
+        simulation->addAction(action(QStringLiteral("action.") + QLatin1String(name)));
+    }
+}
+
+void MainWindow::buildToolBar()
+{
+    QToolBar* bar = addToolBar(tr("Run"));
+    bar->setObjectName(QStringLiteral("runToolBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(m_runAction);
+    bar->addAction(action(QStringLiteral("action.step")));
+    m_steps = new QSpinBox(bar);
+    m_steps->setRange(1, kMaxSteps);
+    m_steps->setValue(kDefaultSteps);
+    m_steps->setGroupSeparatorShown(true);
+    m_steps->setSuffix(tr(" steps"));
+    m_steps->setToolTip(tr("Steps one Step runs (1 to %L1)").arg(kMaxSteps));
+    m_steps->setMinimumWidth(120);
+    bar->addWidget(m_steps);
+    for (const char* name : {"action.step1", "action.step10", "action.step100"}) {
+        bar->addAction(action(QLatin1String(name)));
+    }
+    bar->addAction(action(QStringLiteral("action.reset")));
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Speed: "), bar));
+    m_speed = new QComboBox(bar);
+    m_speed->addItem(tr("real time"), 1.0);
+    m_speed->addItem(tr("× 0.1"), 0.1);
+    m_speed->addItem(tr("× 0.01"), 0.01);
+    m_speed->addItem(tr("as fast as possible"), 0.0);
+    m_speed->setToolTip(tr("Simulated time per wall-clock time while running"));
+    connect(m_speed, &QComboBox::currentIndexChanged, this, &MainWindow::applySpeed);
+    bar->addWidget(m_speed);
+
+    bar->addWidget(new QLabel(tr("  dt: "), bar));
+    m_dt = new QDoubleSpinBox(bar);
+    m_dt->setDecimals(3);
+    m_dt->setRange(0.001, 1000.0);
+    m_dt->setSuffix(tr(" ms"));
+    m_dt->setKeyboardTracking(false);
+    m_dt->setToolTip(tr("Time step of every module that has one (undoable; needs a rebuild while running)"));
+    connect(m_dt, &QDoubleSpinBox::valueChanged, this, &MainWindow::applyTimeStep);
+    bar->addWidget(m_dt);
+
+    bar->addWidget(new QLabel(tr("  Backend: "), bar));
+    m_backend = new QComboBox(bar);
+    m_backend->addItem(tr("CPU"), static_cast<int>(engine::BackendKind::Cpu));
+    m_backend->addItem(tr("CUDA"), static_cast<int>(engine::BackendKind::Cuda));
+    std::string why;
+    if (!engine::backendAvailable(engine::BackendKind::Cuda, &why)) {
+        auto* model = qobject_cast<QStandardItemModel*>(m_backend->model());
+        QStandardItem* cuda = model->item(1);
+        cuda->setEnabled(false);
+        cuda->setToolTip(tr("Not available here: %1").arg(QString::fromStdString(why)));
+        m_backend->setToolTip(tr("CUDA is not available here: %1").arg(QString::fromStdString(why)));
+    } else {
+        m_backend->setToolTip(tr("Where the simulation runs"));
+    }
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &MainWindow::applyBackend);
+    bar->addWidget(m_backend);
+
+    m_rate = new QLabel(bar);
+    m_rate->setMinimumWidth(140);
+    m_rate->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_rate->setToolTip(tr("Simulation steps per second of wall time while running"));
+    statusBar()->addPermanentWidget(m_rate);
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_file->windowTitle());
+    setWindowModified(m_file->isModified());
+}
+
+void MainWindow::updateEditActions()
+{
+    const bool editable = m_canvas->isEditable();
+    const int selected = static_cast<int>(m_canvas->selectedNodes().size());
+    for (const char* name : {"cut", "copy", "duplicate", "delete", "group"}) {
+        action(QStringLiteral("action.") + QLatin1String(name))->setEnabled(editable && selected > 0);
+    }
+    bool groupSelected = false;
+    for (NodeId id : m_canvas->selectedNodes()) {
+        groupSelected = groupSelected || m_doc->network(id) != nullptr;
+    }
+    action(QStringLiteral("action.ungroup"))->setEnabled(editable && groupSelected);
+    action(QStringLiteral("action.paste"))->setEnabled(editable);
+    for (const char* name : {"left", "hcenter", "right", "top", "vcenter", "bottom", "distributeH", "distributeV"}) {
+        action(QStringLiteral("action.align.") + QLatin1String(name))
+            ->setEnabled(selected >= (QLatin1String(name).startsWith(QLatin1String("distribute")) ? 3 : 2));
+    }
+    action(QStringLiteral("action.up"))->setEnabled(m_canvas->network() != m_doc->rootId());
+}
+
+// ---- files --------------------------------------------------------------------------------------
+
+bool MainWindow::openModel(const QString& path, QString* error)
+{
+    QString message;
+    if (!m_file->open(path, &message)) {
+        statusBar()->showMessage(tr("Could not open %1: %2").arg(path, message));
+        if (error != nullptr) {
+            *error = message;
+        }
+        return false;
+    }
+    m_source = path;
+    statusBar()->showMessage(tr("Opened %1: %L2 modules").arg(QFileInfo(path).fileName())
+                                 .arg(m_doc->root().namedModules().size()));
+    return true;
+}
+
+bool MainWindow::openModelFromJson(const QByteArray& text, const QString& sourceName, QString* error)
+{
+    QString message;
+    try {
+        const nlohmann::json doc = nlohmann::json::parse(text.constBegin(), text.constEnd());
+        m_doc->fromJson(doc, sourceName.toStdString(), ".");
+        m_source = sourceName;
+        return true;
+    } catch (const nlohmann::json::parse_error& e) {
+        message = tr("%1: invalid JSON at byte %2 (%3)").arg(sourceName).arg(e.byte).arg(QString::fromUtf8(e.what()));
+    } catch (const engine::Error& e) {
+        message = QString::fromUtf8(e.what());
+    }
+    statusBar()->showMessage(tr("Could not open %1: %2").arg(sourceName, message));
+    if (error != nullptr) {
+        *error = message;
+    }
+    return false;
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = m_file->recentFiles();
+    for (const QString& path : recent) {
+        QAction* a = m_recentMenu->addAction(QFileInfo(path).fileName());
+        a->setStatusTip(path);
+        a->setToolTip(path);
+        connect(a, &QAction::triggered, this, [this, path] { openInteractively(path); });
+    }
+    if (recent.isEmpty()) {
+        m_recentMenu->addAction(tr("(no recent files)"))->setEnabled(false);
+    } else {
+        m_recentMenu->addSeparator();
+        connect(m_recentMenu->addAction(tr("Clear Menu")), &QAction::triggered, m_file, &DocumentFile::clearRecentFiles);
+    }
+}
+
+void MainWindow::promptOpen()
+{
+    if (!maybeSave()) {
+        return;
+    }
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), m_lastDir,
+                                                      tr("SpikeStudio models (*.json);;All files (*)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    m_lastDir = QFileInfo(path).absolutePath();
+    QString error;
+    if (!openModel(path, &error)) {
+        QMessageBox::warning(this, tr("Could not open model"), error);
+    }
+}
+
+void MainWindow::openInteractively(const QString& path)
+{
+    if (!maybeSave()) {
+        return;
+    }
+    QString error;
+    if (!openModel(path, &error)) {
+        QMessageBox::warning(this, tr("Could not open model"), error);
+    }
+}
+
+void MainWindow::newInteractively()
+{
+    if (maybeSave()) {
+        m_file->newDocument();
+        m_source.clear();
+        statusBar()->showMessage(tr("New network: drag modules from the palette onto the canvas"));
+    }
+}
+
+bool MainWindow::saveInteractively()
+{
+    if (m_file->filePath().isEmpty()) {
+        return saveAsInteractively();
+    }
+    QString error;
+    if (!m_file->save(&error)) {
+        QMessageBox::warning(this, tr("Could not save"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(m_file->filePath()));
+    return true;
+}
+
+bool MainWindow::saveAsInteractively()
+{
+    const QString start = m_file->filePath().isEmpty()
+                              ? QDir(m_lastDir).filePath(m_file->displayName().endsWith(QLatin1String(".json"))
+                                                             ? m_file->displayName()
+                                                             : m_file->displayName() + QStringLiteral(".json"))
+                              : m_file->filePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Save model as"), start, tr("SpikeStudio models (*.json)"));
+    if (path.isEmpty()) {
+        return false;
+    }
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += QStringLiteral(".json");
+    }
+    m_lastDir = QFileInfo(path).absolutePath();
+    QString error;
+    if (!m_file->saveAs(path, &error)) {
+        QMessageBox::warning(this, tr("Could not save"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(path));
+    return true;
+}
+
+void MainWindow::exportPlotInteractively(QCustomPlot* plot, const QString& suffix)
+{
+    const QString name = plot == static_cast<QCustomPlot*>(m_rasterPlot) ? QStringLiteral("raster") : QStringLiteral("traces");
+    QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir(m_lastDir).filePath(name + QLatin1Char('.') + suffix),
+                                                tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += QLatin1Char('.') + suffix;
+    }
+    m_lastDir = QFileInfo(path).absolutePath();
+    if (auto* traces = qobject_cast<TracePlot*>(plot)) {
+        traces->prepareExport();  // a density pane writes every sample, not only its cells
+    }
+    QString error;
+    if (!exportPlot(*plot, path, &error)) {
+        QMessageBox::warning(this, tr("Could not export the plot"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path));
+}
+
+void MainWindow::exportRecordingsInteractively()
+{
+    const engine::Recording* recording = lastRecording();
+    if (recording == nullptr) {
+        QMessageBox::information(this, tr("Nothing to export"), tr("Run the model first: there is no recording yet."));
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export recordings into"), m_lastDir);
+    if (dir.isEmpty()) {
+        return;
+    }
+    m_lastDir = dir;
+    QString error;
+    const QStringList files = exportRecording(*recording, dir, &error);
+    if (files.isEmpty()) {
+        QMessageBox::warning(this, tr("Could not export the recordings"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote %n .npy file(s) to %1", nullptr, static_cast<int>(files.size())).arg(dir));
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_file->isModified()) {
+        return true;
+    }
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
+                    tr("%1 has changes that are not saved.").arg(m_file->displayName()),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setInformativeText(tr("Save them before going on?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: return saveInteractively();
+    case QMessageBox::Discard: return true;
+    default: return false;
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_run.reset();
+    m_file->close();
+    event->accept();
+}
+
+void MainWindow::offerRecovery()
+{
+    for (const RecoveryCandidate& candidate : m_file->recoveryCandidates()) {
+        const QString original = candidate.originalPath.isEmpty() ? tr("an untitled model") : candidate.originalPath;
+        QMessageBox box(QMessageBox::Question, tr("Recover unsaved work?"),
+                        tr("SpikeStudio did not close normally. Changes to %1 were autosaved at %2.")
+                            .arg(original, QLocale().toString(candidate.savedAt.toLocalTime(), QLocale::ShortFormat)),
+                        QMessageBox::NoButton, this);
+        QPushButton* recover = box.addButton(tr("Recover"), QMessageBox::AcceptRole);
+        QPushButton* discard = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+        box.addButton(tr("Later"), QMessageBox::RejectRole);
+        box.setDefaultButton(recover);
+        box.exec();
+        if (box.clickedButton() == recover) {
+            QString error;
+            if (!m_file->recover(candidate, &error)) {
+                QMessageBox::warning(this, tr("Could not recover"), error);
+                continue;
+            }
+            if (!error.isEmpty()) {
+                QMessageBox::warning(this, tr("Recovered with a warning"), error);
+            }
+            statusBar()->showMessage(tr("Recovered %1 — save it to keep the changes").arg(original));
+            return;  // one document per window: the others stay for a later start
+        }
+        if (box.clickedButton() == discard) {
+            DocumentFile::discardRecovery(candidate);
+        }
+    }
+}
+
+}  // namespace spike::ui

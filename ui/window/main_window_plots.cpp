@@ -1,0 +1,321 @@
+// MainWindow: the plot area. The raster and the selection pane (key 0: the membrane potential of
+// the selected neuron layer, LiveRun's primary trace) are always there; Plot ▸ (plotSignal(), or
+// a model file's "plots" entry) opens one more trace pane per request. A request outlives runs:
+// each new run, and each rebuild after a structural edit, records it again (attachPlotRequests);
+// a request whose module left the model keeps its pane with the reason until it is closed or the
+// module comes back. Plots redraw when LiveRun's timer has drained new samples, never per step.
+// See main_window.hpp. Thread: GUI thread only.
+#include "ui/window/main_window.hpp"
+
+#include "ui/run/live_run.hpp"
+#include "ui/plots/neuron_selection.hpp"
+#include "ui/plots/plot_panes.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
+
+#include "engine/tensor/error.hpp"
+#include "engine/network/network.hpp"
+#include "engine/core/node_runner.hpp"
+
+#include <QMenu>
+#include <QScopedValueRollback>
+#include <QStatusBar>
+
+#include <algorithm>
+
+namespace spike::ui {
+
+namespace {
+
+/// The channels of `signal` of `module` (a State, "out", an output port or a signal its runner
+/// records); 0 with `why` when it has no such signal or only spikes there.
+std::int64_t signalWidth(engine::Module& module, const std::string& signal, const QString& path, QString* why)
+{
+    const auto spikes = [&] {
+        *why = MainWindow::tr("the spikes of %1 are in the raster already").arg(path);
+        return 0;
+    };
+    for (const auto& view : module.attributes()) {
+        if (view.spec->name == signal && view.spec->kind == engine::AttributeKind::State) {
+            if (const auto* tensor = std::get_if<engine::Tensor>(view.value); tensor != nullptr && signal != "spikes") {
+                return tensor->numel();
+            }
+        }
+    }
+    for (const engine::PortSpec& port : module.outputPorts()) {
+        if (port.name == signal) {
+            return port.spiking ? spikes() : port.size;
+        }
+    }
+    if (signal == "out" || signal == "output") {
+        return module.spikingOutput() ? spikes() : module.sizeOut();
+    }
+    const auto offered = module.recordableSignals();
+    if (std::find(offered.begin(), offered.end(), signal) != offered.end()) {
+        for (const engine::TraceInfo& trace : module.makeRunner()->traces()) {
+            if (trace.name == signal) {
+                return trace.width;
+            }
+        }
+    }
+    *why = MainWindow::tr("%1 records no signal '%2'").arg(path, QString::fromStdString(signal));
+    return 0;
+}
+
+}  // namespace
+
+bool MainWindow::plotSignal(const QString& path, const QString& signal, const QString& neurons, QString* error,
+                            int* key)
+{
+    const auto fail = [this, error](const QString& why) {
+        statusBar()->showMessage(tr("Cannot plot: %1").arg(why));
+        if (error != nullptr) {
+            *error = why;
+        }
+        return false;
+    };
+    const NodeId id = m_doc->findNode(path.toStdString());
+    engine::Module* module = m_doc->module(id);
+    if (module == nullptr) {
+        return fail(tr("no module '%1'").arg(path));
+    }
+    QString why;
+    if (signal == QLatin1String("spikes") && module->spikingOutput()) {
+        // Spikes are in the raster: it shows only the chosen neurons of this module ("all" again
+        // shows every neuron).
+        const auto chosen = parseNeuronSelection(neurons, module->sizeOut(), &why);
+        if (!chosen) {
+            return fail(why);
+        }
+        m_rasterPlot->setNeuronSelection(path.toStdString(), *chosen);
+        m_panes->setRasterShown(true);
+        selectModule(path);
+        refreshPlots();
+        statusBar()->showMessage(chosen->empty() ? tr("The raster shows every neuron of %1").arg(path)
+                                                 : tr("The raster shows %L1 chosen neurons of %2").arg(chosen->size()).arg(path));
+        return true;
+    }
+    const std::int64_t width = signalWidth(*module, signal.toStdString(), path, &why);
+    if (width <= 0) {
+        return fail(why);
+    }
+    const auto selection = parseNeuronSelection(neurons, width, &why);
+    if (!selection) {
+        return fail(why);
+    }
+    // A module inside a composite (not a node of a Network) is recorded through the nearest
+    // ancestor the run probes: "dynamics.lstm" / "h" becomes "dynamics" / "lstm.h".
+    PlotRequest request;
+    request.key = m_nextPaneKey++;
+    request.path = path;
+    request.label = signal;
+    request.neurons = *selection;
+    std::string probePath = path.toStdString();
+    std::string probeSignal = signal.toStdString();
+    for (NodeId n = id; n.valid() && n != m_doc->rootId();) {
+        const NodeId parent = m_doc->parentOf(n);
+        const engine::Module* up = m_doc->module(parent);
+        if (up == nullptr || parent == m_doc->rootId() || dynamic_cast<const engine::Network*>(up) != nullptr) {
+            break;
+        }
+        const std::string name = m_doc->path(n).substr(m_doc->path(parent).size() + 1);
+        probeSignal = name + "." + probeSignal;
+        probePath = m_doc->path(parent);
+        n = parent;
+    }
+    request.probePath = QString::fromStdString(probePath);
+    request.signal = probeSignal;
+    if (m_run) {
+        const QScopedValueRollback<bool> guard(m_attaching, true);
+        request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &why);
+        if (request.traceId == 0) {
+            return fail(why);
+        }
+    }
+    TracePlot* pane = m_panes->addTracePane(request.key);
+    installPlotMenu(pane);
+    pane->showEmpty(tr("%1 of '%2'").arg(signal, path), tr("time [ms] — recorded from the next samples on"));
+    m_plotRequests.push_back(std::move(request));
+    showUsefulPanes();
+    if (key != nullptr) {
+        *key = m_plotRequests.back().key;
+    }
+    selectModule(path);
+    refreshPlots();
+    statusBar()->showMessage(tr("Plotting %1 of %2 from the next samples on").arg(signal, path));
+    return true;
+}
+
+void MainWindow::closePlotPane(int key)
+{
+    const auto found = std::find_if(m_plotRequests.begin(), m_plotRequests.end(),
+                                    [key](const PlotRequest& r) { return r.key == key; });
+    if (found == m_plotRequests.end()) {
+        return;
+    }
+    if (m_run && found->traceId != 0) {
+        const QScopedValueRollback<bool> guard(m_attaching, true);
+        m_run->removeTrace(found->traceId);
+    }
+    m_plotRequests.erase(found);
+    m_panes->removeTracePane(key);
+    showUsefulPanes();
+}
+
+void MainWindow::attachPlotRequests()
+{
+    if (!m_run || m_attaching) {
+        return;
+    }
+    const QScopedValueRollback<bool> guard(m_attaching, true);
+    const std::vector<int> live = m_run->traceIds();
+    for (PlotRequest& request : m_plotRequests) {
+        if (request.traceId != 0 && std::find(live.begin(), live.end(), request.traceId) != live.end()) {
+            continue;
+        }
+        request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &request.why);
+    }
+}
+
+void MainWindow::openDocumentPlots()
+{
+    for (const PlotRequest& request : m_plotRequests) {
+        m_panes->removeTracePane(request.key);
+    }
+    m_plotRequests.clear();
+    m_rasterPlot->clearNeuronSelections();
+    showUsefulPanes();
+    // A model file may name the panes to open with it: "plots": [{"path", "signal", "neurons"}].
+    const nlohmann::json& extras = m_doc->extras();
+    const auto plots = extras.find("plots");
+    if (plots == extras.end()) {
+        return;
+    }
+    QStringList problems;
+    if (!plots->is_array()) {
+        problems << tr("\"plots\" must be a list of {\"path\", \"signal\", \"neurons\"} entries");
+    } else {
+        for (std::size_t i = 0; i < plots->size(); ++i) {
+            const nlohmann::json& entry = (*plots)[i];
+            const auto text = [&](const char* name, const char* fallback) {
+                const auto it = entry.is_object() ? entry.find(name) : entry.end();
+                return it != entry.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                                            : QString::fromLatin1(fallback);
+            };
+            QString why;
+            if (!entry.is_object() || !entry.contains("signal") ||
+                !plotSignal(text("path", ""), text("signal", ""), text("neurons", "all"), &why)) {
+                problems << tr("plots[%1]: %2").arg(i).arg(why.isEmpty() ? tr("needs \"path\" and \"signal\" strings") : why);
+            }
+        }
+    }
+    if (!problems.isEmpty()) {
+        statusBar()->showMessage(tr("Some plots of the model file were not opened: %1").arg(problems.join(QStringLiteral("; "))));
+    }
+}
+
+void MainWindow::installPlotMenu(QCustomPlot* plot)
+{
+    // Double-click: back to the whole recorded window after dragging or zooming.
+    connect(plot, &QCustomPlot::mouseDoubleClick, this, &MainWindow::showWholeRun);
+    // Right-click: export the plot.
+    plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint& pos) {
+        QMenu menu(this);
+        for (const auto& [format, suffix] : {std::pair{tr("PNG image"), QStringLiteral("png")},
+                                             {tr("PDF document"), QStringLiteral("pdf")},
+                                             {tr("CSV table"), QStringLiteral("csv")}}) {
+            menu.addAction(tr("Export as %1…").arg(format), this,
+                           [this, plot, suffix = suffix] { exportPlotInteractively(plot, suffix); });
+        }
+        menu.exec(plot->mapToGlobal(pos));
+    });
+}
+
+void MainWindow::showUsefulPanes()
+{
+    // The raster when the model has a spiking module; the selection pane when it has a membrane.
+    bool spiking = false;
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        spiking = spiking || (module->spikingOutput() && module->childCount() == 0);
+    }
+    m_panes->setRasterShown(spiking || m_plotRequests.empty());
+    m_panes->setPaneShown(0, !tracedPath().isEmpty() || m_plotRequests.empty());
+}
+
+void MainWindow::refreshPlots()
+{
+    updateRunControls();
+    if (!m_run || m_run->currentStep() == 0) {
+        return;
+    }
+    // Spikes as events (never the dense recording), traces by id: a refresh costs what changed.
+    const engine::Module& root = m_run->plotModel();
+    m_rasterPlot->showSpikes(root, m_run->spikeWindows(), m_run->timeStep());
+    const auto moduleAt = [&root](const QString& path) -> const engine::Module* {
+        try {
+            return path.isNull() ? nullptr : &root.getSubmodule(path.toStdString());
+        } catch (const engine::Error&) {
+            return nullptr;
+        }
+    };
+
+    // The selection pane: the primary trace.
+    const QString path = m_run->tracedPath();
+    const engine::Module* module = moduleAt(path);
+    const std::string signal = m_run->tracedSignal().toStdString();
+    const engine::TimeSeries* series = m_run->primaryTraceId() != 0 ? m_run->traceSeries(m_run->primaryTraceId()) : nullptr;
+    if (series == nullptr || module == nullptr) {
+        m_tracePlot->showEmpty(tr("Membrane potential"),
+                               tr("time [ms] — select a neuron layer to see its membrane potential"));
+    } else {
+        m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
+                                signal == membraneSignal(*module), m_run->tracedNeurons());
+    }
+
+    // One pane per request.
+    for (const PlotRequest& request : m_plotRequests) {
+        TracePlot* pane = m_panes->tracePane(request.key);
+        const engine::TimeSeries* data = request.traceId != 0 ? m_run->traceSeries(request.traceId) : nullptr;
+        const engine::Module* target = moduleAt(request.path);
+        if (pane == nullptr) {
+            continue;
+        }
+        if (request.traceId == 0 || target == nullptr) {
+            pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path),
+                            tr("time [ms] — not recorded: %1").arg(request.why.isEmpty() ? tr("the module left the model") : request.why));
+        } else if (data != nullptr) {
+            const std::string name = request.label.toStdString();
+            pane->showTraces(*target, request.path, request.label, *data, name == membraneSignal(*target),
+                             request.neurons);
+        }
+    }
+    const double dtMs = m_run->timeStep() * 1e3;
+    const std::int64_t end = m_run->currentStep();
+    const std::int64_t start = std::max<std::int64_t>(0, end - m_run->window());
+    m_panes->setTimeRange(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
+    m_panes->replotAll();
+}
+
+void MainWindow::clearPlots(const QString& explanation)
+{
+    m_rasterPlot->showEmpty(tr("Spike raster"), tr("time [ms] — %1").arg(explanation));
+    m_tracePlot->showEmpty(tr("Membrane potential"), tr("time [ms] — %1").arg(explanation));
+    for (const PlotRequest& request : m_plotRequests) {
+        if (TracePlot* pane = m_panes->tracePane(request.key)) {
+            pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path), tr("time [ms] — %1").arg(explanation));
+        }
+    }
+    const double dtMs = m_doc->root().timeStep() * 1e3;
+    m_panes->setTimeRange(0.0, (m_steps != nullptr ? m_steps->value() : kDefaultSteps) * dtMs);
+    m_panes->replotAll();
+}
+
+void MainWindow::showWholeRun()
+{
+    if (m_run && m_run->currentStep() > 0) {
+        refreshPlots();
+    }
+}
+
+}  // namespace spike::ui
