@@ -322,9 +322,11 @@ private Q_SLOTS:
         QEventLoop loop;
         QTimer driver;
         driver.setInterval(0);
-        // Each event is sent from a queued call, not from the driver's own timeout: a timer does
-        // not fire again while its handler runs, and an event may open a modal dialog, a menu or
-        // a drag with its own event loop, which the driver must keep feeding. Once the time is up
+        // Each event is sent from a one-shot timer of its own, not from the driver's timeout: a
+        // timer does not fire again while its handler runs, and an event may open a modal
+        // dialog, a menu or a drag with its own event loop, which the driver must keep feeding.
+        // (Not a queued call either: posted calls are not always delivered inside a nested loop
+        // started from a posted call, and the monkey stalled there.) Once the time is up
         // the monkey closes what is open, the calls return and the top loop ends.
         bool queued = false;
         int inFlight = 0;
@@ -346,16 +348,13 @@ private Q_SLOTS:
                 return;
             }
             queued = true;
-            QMetaObject::invokeMethod(
-                &loop,
-                [&, stopping] {
-                    queued = false;
-                    ++inFlight;
-                    monkey.step(stopping);
-                    --inFlight;
-                    settle();
-                },
-                Qt::QueuedConnection);
+            QTimer::singleShot(0, &loop, [&, stopping] {
+                queued = false;
+                ++inFlight;
+                monkey.step(stopping);
+                --inFlight;
+                settle();
+            });
         });
         driver.start();
         loop.exec();
