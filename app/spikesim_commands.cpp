@@ -3,6 +3,7 @@
 
 #include "engine/io/model_io.hpp"
 #include "engine/network/network.hpp"
+#include "engine/network/probeable_tree.hpp"
 #include "engine/tensor/npy.hpp"
 
 #include <chrono>
@@ -198,6 +199,9 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
             throw Error(options.input + ": has " + std::to_string(available) +
                         " time steps, fewer than --steps " + std::to_string(steps));
         }
+        // As the GUI runs it: a chained Sequential becomes a Network, so every layer is a plan
+        // node whose signals --record can name ("0.spikes").
+        root = engine::asProbeableTree(std::move(root));
         runOnExecutor(*root, options, rows, steps, options.record, out, err);
         return 0;
     }

@@ -1,7 +1,8 @@
-// The executor path of `spikesim run`: networks, --backend and --realtime. See
-// spikesim_commands.hpp. Runs on the main thread; recordings are collected per chunk from the
-// executor's probes and written only after the run has succeeded.
+// The executor path of `spikesim run`: networks, --backend and --realtime, through the run loop
+// (engine/runtime/run_loop.hpp). See spikesim_commands.hpp. Runs on the main thread; recordings
+// are collected per chunk from the executor's probes and written only after the run succeeded.
 #include "engine/runtime/backend.hpp"
+#include "engine/runtime/run_loop.hpp"
 #include "engine/tensor/npy.hpp"
 #include "app/spikesim_commands.hpp"
 
@@ -9,7 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
-#include <thread>
 
 namespace spike::app {
 
@@ -28,11 +28,9 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
     const engine::BackendKind kind = engine::parseBackendKind(options.backend);
     const double dt = root.timeStep();
 
-    // Chunks: about 20 ms of wall time when pacing, else large; 1 % of the run with progress.
-    std::int64_t chunk = 32;
-    if (options.realtime > 0.0) {
-        chunk = std::clamp<std::int64_t>(std::llround(0.02 * options.realtime / dt), 1, 1024);
-    }
+    // Chunks: at most 32 steps (1024 when paced: the run loop sizes paced chunks for about
+    // 15 ms of wall time); 1 % of the run with progress.
+    std::int64_t chunk = options.realtime > 0.0 ? 1024 : 32;
     if (options.progress) {
         chunk = std::clamp<std::int64_t>(steps / 100, 1, chunk);
     }
@@ -70,36 +68,39 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
     std::vector<std::vector<float>> recorded(keys.size());
     double spikeCount = 0.0;
     const std::int64_t nIn = root.sizeIn();
+    engine::RunLoopOptions loopOptions;
+    loopOptions.speed = options.realtime > 0.0 ? engine::Speed::realTime(options.realtime)
+                                               : engine::Speed::fastest();
+    loopOptions.checkFinite = true;
+    engine::RunLoop loop(loopOptions);
     const auto start = std::chrono::steady_clock::now();
-    for (std::int64_t t0 = 0; t0 < steps; t0 += executor->maxChunkSteps()) {
-        const std::int64_t n = std::min(executor->maxChunkSteps(), steps - t0);
-        executor->advance(n, nIn > 0 ? input.data() + t0 * nIn : nullptr, nullptr);
-        for (std::size_t k = 0; k < requests.size(); ++k) {
-            const float* data = executor->probeData(k);
-            const std::int64_t count = n * infos[k].width;
-            if (k < keys.size()) {
-                recorded[k].insert(recorded[k].end(), data, data + count);
-            } else {
-                for (std::int64_t i = 0; i < count; ++i) {
-                    spikeCount += data[i];
+    const engine::RunOutcome outcome = loop.runTo(
+        *executor, 0, steps, engine::RunRows{nIn > 0 ? input.data() : nullptr, nIn, nullptr, 0},
+        [&](std::int64_t t0, std::int64_t n) {
+            for (std::size_t k = 0; k < requests.size(); ++k) {
+                const float* data = executor->probeData(k);
+                const std::int64_t count = n * infos[k].width;
+                if (k < keys.size()) {
+                    recorded[k].insert(recorded[k].end(), data, data + count);
+                } else {
+                    for (std::int64_t i = 0; i < count; ++i) {
+                        spikeCount += data[i];
+                    }
                 }
             }
-        }
-        if (const auto bad = executor->findNonFinite()) {
-            throw Error("step " + std::to_string(t0 + n) + ": " + bad->path + "." + bad->attribute +
-                        "[" + std::to_string(bad->index) + "] became " + std::to_string(bad->value) +
-                        "; stopping (check weights, time constants and inputs)");
-        }
-        if (options.realtime > 0.0) {
-            const double simulated = static_cast<double>(t0 + n) * dt;
-            std::this_thread::sleep_until(
-                start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(simulated / options.realtime)));
-        }
+            if (options.progress) {
+                err << "\rspikesim: step " << t0 + n << " / " << steps << " ("
+                    << (100 * (t0 + n)) / steps << "%)" << std::flush;
+            }
+        });
+    if (const auto& bad = outcome.nonFinite) {
         if (options.progress) {
-            err << "\rspikesim: step " << t0 + n << " / " << steps << " (" << (100 * (t0 + n)) / steps
-                << "%)" << std::flush;
+            err << "\n";
         }
+        throw Error("step " + std::to_string(outcome.steps) + ": " + bad->path + "." +
+                    bad->attribute + "[" + std::to_string(bad->index) + "] became " +
+                    std::to_string(bad->value) +
+                    "; stopping (check weights, time constants and inputs)");
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

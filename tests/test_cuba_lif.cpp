@@ -113,6 +113,9 @@ private slots:
         }
         QCOMPARE(m.spec("tau_mem").family, std::string("taus"));
         QCOMPARE(m.spec("v_th").family, std::string("thresholds"));
+        QVERIFY(m.spec("v_th").role == spike::engine::Role::Threshold);
+        QVERIFY(m.spec("v").role == spike::engine::Role::Membrane);
+        QCOMPARE(m.membraneSignal(), std::string("v"));
         QCOMPARE(m.spec("v_rest").units, std::string("mV"));
         QCOMPARE(m.spec("refractory_time").units, std::string("s"));
         QCOMPARE(m.recordableSignals(),

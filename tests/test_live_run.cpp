@@ -155,9 +155,18 @@ private slots:
         const auto lif = loadExample(QStringLiteral("two_layer_lif.json"));
         const auto cuba = loadExample(QStringLiteral("cuba_network.json"));
         QVERIFY(lif && cuba);
-        QCOMPARE(spike::ui::membraneSignal(lif->getSubmodule("0")), std::string("vmem"));
-        QCOMPARE(spike::ui::membraneSignal(cuba->getSubmodule("E")), std::string("v"));
-        QCOMPARE(spike::ui::membraneSignal(*lif), std::string());
+        // The State each model declares Role::Membrane, never a name or family match.
+        QCOMPARE(lif->getSubmodule("0").membraneSignal(), std::string("vmem"));
+        QCOMPARE(cuba->getSubmodule("E").membraneSignal(), std::string("v"));
+        // A container and a stimulus source declare none: no default trace, no threshold.
+        QCOMPARE(lif->membraneSignal(), std::string());
+        const auto step = loadExample(QStringLiteral("lif_current_step.json"));
+        QVERIFY(step);
+        QCOMPARE(step->getSubmodule("step").membraneSignal(), std::string());
+        QVERIFY(!step->getSubmodule("step").attributeWithRole(spike::engine::Role::Threshold));
+        const auto threshold = cuba->getSubmodule("E").attributeWithRole(spike::engine::Role::Threshold);
+        QVERIFY(threshold.has_value());
+        QCOMPARE(threshold->spec->name, std::string("v_th"));
     }
 
     void constructionErrors()

@@ -26,6 +26,7 @@ using spike::engine::LIFRefrac;
 using spike::engine::Module;
 using spike::engine::Random;
 using spike::engine::RecordSpec;
+using spike::engine::Role;
 using spike::engine::Shape;
 using spike::engine::Status;
 using spike::engine::Tensor;
@@ -143,6 +144,8 @@ private slots:
         QCOMPARE(m.toString(), std::string("LIFRefrac(shape=(3,), parametrisation=rates)"));
         QCOMPARE(m.spec("tau_mem_inv").units, std::string("1/s"));
         QCOMPARE(m.spec("v_th").family, std::string("thresholds"));
+        QVERIFY(m.spec("v_th").role == Role::Threshold);
+        QCOMPARE(m.membraneSignal(), std::string("v"));
         QCOMPARE(m.spec("rho_reset").family, std::string("refractory"));
         QVERIFY(m.isDerived("tau_mem"));
         QVERIFY(m.isDerived("refractory_time"));

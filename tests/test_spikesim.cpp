@@ -118,6 +118,30 @@ private slots:
         QVERIFY(spikes.identical(model->evolve(Tensor(Shape{200, 8}), RecordSpec(true)).record.at("0").at("spikes").data));
     }
 
+    void sequentialOnTheExecutorRecordsEveryLayerAsEvolveDoes()
+    {
+        // --backend runs the chained Sequential as the GUI does (engine::asProbeableTree): each
+        // layer is a plan node, and its recordings equal those of Module::evolve().
+        QTemporaryDir dir;
+        const QString viaEvolve = dir.filePath("evolve");
+        const QString viaExecutor = dir.filePath("executor");
+        const QStringList records{"--record", "0.spikes", "--record", "1.vmem"};
+        const Outcome a = runSpikesim(QStringList{"run", example(), "--steps", "300", "--out", viaEvolve} + records);
+        const Outcome b = runSpikesim(QStringList{"run", example(), "--steps", "300", "--backend", "cpu",
+                                                  "--out", viaExecutor} + records);
+        QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+        QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+        QVERIFY2(b.out.contains("backend cpu"), qPrintable(b.out));
+        for (const char* key : {"0.spikes", "1.vmem"}) {
+            const QString name = QString(key) + ".npy";
+            const Tensor evolved = npy::load((viaEvolve + "/" + name).toStdString());
+            const Tensor executed = npy::load((viaExecutor + "/" + name).toStdString());
+            QCOMPARE(executed.shape(), evolved.shape());
+            QVERIFY2(executed.identical(evolved), key);
+        }
+        QVERIFY(npy::load((viaEvolve + "/0.spikes.npy").toStdString()).flat().sum() > 0.0F);
+    }
+
     void networkRunsOnTheChosenBackend()
     {
         QTemporaryDir dir;

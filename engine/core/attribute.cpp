@@ -156,6 +156,12 @@ AttributeBuilder& AttributeBuilder::family(std::string f)
     return *this;
 }
 
+AttributeBuilder& AttributeBuilder::role(Role r)
+{
+    m_spec.role = r;
+    return *this;
+}
+
 AttributeBuilder& AttributeBuilder::shapes(std::vector<Shape> s)
 {
     m_spec.shapes = std::move(s);

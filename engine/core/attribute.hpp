@@ -35,6 +35,17 @@ enum class ValueType {
     Enum,     ///< string, one of AttributeSpec::choices
 };
 
+/// What an attribute means to viewers, declared with the attribute so that no viewer matches
+/// names or families: the trace a neuron population shows by default is its Membrane State,
+/// and a trace of it draws the Threshold attribute as a line. A model that declares neither
+/// has no default trace (the plots say so) and no threshold line; its signals can still be
+/// traced by name.
+enum class Role {
+    None,       ///< no special meaning
+    Membrane,   ///< the membrane potential State (recordable): the default trace
+    Threshold,  ///< the firing threshold (scalar or per neuron), drawn over membrane traces
+};
+
 /// A numeric tensor or an enumeration value.
 using AttributeValue = std::variant<Tensor, std::string>;
 /// Attribute values of one module, keyed by attribute name.
@@ -68,6 +79,7 @@ struct AttributeSpec {
     std::string name;
     AttributeKind kind = AttributeKind::Parameter;
     std::string family;         ///< "taus", "weights", "biases", "thresholds", ... ("" when none)
+    Role role = Role::None;     ///< what viewers make of it (see Role)
     std::vector<Shape> shapes;  ///< Accepted shapes (alternatives); the first is canonical.
     std::string units;          ///< "s", "V", "" for dimensionless
     Bounds bounds;
@@ -97,6 +109,7 @@ public:
     AttributeBuilder(std::string name, AttributeKind kind);
 
     AttributeBuilder& family(std::string f);
+    AttributeBuilder& role(Role r);
     AttributeBuilder& shapes(std::vector<Shape> s);
     AttributeBuilder& units(std::string u);
     AttributeBuilder& bounds(Bounds b);

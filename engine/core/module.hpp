@@ -195,6 +195,11 @@ public:
     const AttributeSpec& spec(const std::string& name) const;
     /// Whether `name` is currently derived (read-only) rather than settable.
     bool isDerived(const std::string& name) const;
+    /// The first attribute declared with `role` (attribute.hpp's Role), if any.
+    std::optional<AttributeView> attributeWithRole(Role role) const;
+    /// The name of the recordable State declared Role::Membrane ("vmem" for LIF, "v" for
+    /// LIFRefrac and CUBALIF): the trace viewers show by default. "" when there is none.
+    std::string membraneSignal() const;
 
     /// Parameters of this tree (optionally of one family), keyed by module path.
     NestedAttributes parameters(const std::string& family = {}) const;

@@ -156,6 +156,27 @@ bool Module::isDerived(const std::string& name) const
     return m_slots[static_cast<std::size_t>(findSlot(name))].derived;
 }
 
+std::optional<AttributeView> Module::attributeWithRole(Role role) const
+{
+    for (const Slot& slot : m_slots) {
+        if (slot.spec.role == role) {
+            return AttributeView{&slot.spec, &slot.value, slot.derived};
+        }
+    }
+    return std::nullopt;
+}
+
+std::string Module::membraneSignal() const
+{
+    const std::optional<AttributeView> view = attributeWithRole(Role::Membrane);
+    if (!view || view->spec->kind != AttributeKind::State) {
+        return {};
+    }
+    const std::vector<std::string> offered = recordableSignals();
+    const bool recordable = std::find(offered.begin(), offered.end(), view->spec->name) != offered.end();
+    return recordable ? view->spec->name : std::string();
+}
+
 void Module::collect(NestedAttributes& out, const std::string& prefix,
                      const std::function<bool(const Slot&)>& pick) const
 {

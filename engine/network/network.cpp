@@ -1,8 +1,9 @@
 // Network container: nodes, connections, endpoint resolution, cycle marking and evolve() through
-// the CPU executor. See network.hpp.
+// the CPU executor and the run loop (engine/runtime/run_loop.hpp). See network.hpp.
 #include "engine/network/network.hpp"
 
 #include "engine/runtime/backend.hpp"
+#include "engine/runtime/run_loop.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -563,18 +564,15 @@ Tensor Network::evolveImpl(const TensorView& input, const Recorder& recorder)
                 recorded[k] = Tensor(Shape{batches, steps, infos[k].width});
             }
         }
-        const float* in = input.data() + b * steps * nIn;
-        float* out = output.data() + b * steps * nOut;
-        for (std::int64_t t0 = 0; t0 < steps; t0 += options.maxChunkSteps) {
-            const std::int64_t n = std::min(options.maxChunkSteps, steps - t0);
-            executor->advance(n, nIn > 0 ? in + t0 * nIn : nullptr,
-                              nOut > 0 ? out + t0 * nOut : nullptr);
+        const RunRows rows{input.data() + b * steps * nIn, nIn, output.data() + b * steps * nOut, nOut};
+        RunLoop loop;  // as fast as possible, chunks of maxChunkSteps
+        loop.runTo(*executor, 0, steps, rows, [&](std::int64_t t0, std::int64_t n) {
             for (std::size_t k = 0; k < requests.size(); ++k) {
                 const float* data = executor->probeData(k);
                 const std::int64_t w = infos[k].width;
                 std::copy(data, data + n * w, recorded[k].data() + (b * steps + t0) * w);
             }
-        }
+        });
         executor->storeStates();
         if (b == 0 && batches > 1) {
             firstFinal = state();

@@ -86,7 +86,7 @@ void CUBALIF::registerAttributes()
     m_vReset = addAttribute(parameter("v_reset").family("potentials").shapes(perNeuron)
                                 .units("mV").initConstant(kDefaultVReset)
                                 .doc("Potential the membrane is reset to after a spike"));
-    m_vTh = addAttribute(parameter("v_th").family("thresholds").shapes(perNeuron).units("mV")
+    m_vTh = addAttribute(parameter("v_th").family("thresholds").role(Role::Threshold).shapes(perNeuron).units("mV")
                              .initConstant(kDefaultVTh)
                              .doc("Firing threshold: a spike when v > v_th"));
     m_refractoryTime = addAttribute(
@@ -94,7 +94,7 @@ void CUBALIF::registerAttributes()
             .nonNegative().initConstant(kDefaultRefractoryTime)
             .doc("Refractory period from the spike step on; a whole number of time steps dt"));
     m_dt = addAttribute(timeStepAttribute());
-    m_vState = addAttribute(stateVariable("v").family("membrane").shapes({Shape{n}}).units("mV")
+    m_vState = addAttribute(stateVariable("v").family("membrane").role(Role::Membrane).shapes({Shape{n}}).units("mV")
                                 .init([](const Module& m) -> AttributeValue {
                                     const auto& self = static_cast<const CUBALIF&>(m);
                                     Eigen::ArrayXf rest;

@@ -104,7 +104,7 @@ void LIF::registerAttributes()
                                  .doc("Synaptic bit-shift decay: beta = 1 - 2^-dash_syn"));
     m_bias = addAttribute(parameter("bias").family("biases").shapes(perNeuron).initConstant(0.0F)
                               .doc("Constant input added to the membrane every step"));
-    m_threshold = addAttribute(parameter("threshold").family("thresholds").shapes(perNeuron)
+    m_threshold = addAttribute(parameter("threshold").family("thresholds").role(Role::Threshold).shapes(perNeuron)
                                    .positive().initConstant(1.0F)
                                    .doc("Firing threshold; subtracted from vmem per spike"));
     m_dt = addAttribute(timeStepAttribute());
@@ -143,7 +143,7 @@ void LIF::registerAttributes()
                 })
                 .doc("Recurrent weights (Nout, Nin): spikes_prev @ w_rec feeds isyn"));
     }
-    m_vmem = addAttribute(stateVariable("vmem").family("membrane").shapes({Shape{n}})
+    m_vmem = addAttribute(stateVariable("vmem").family("membrane").role(Role::Membrane).shapes({Shape{n}})
                               .initConstant(0.0F).doc("Membrane potential"));
     m_isyn = addAttribute(stateVariable("isyn").family("synapses").shapes({Shape{n, m_nSyn}})
                               .initConstant(0.0F).doc("Synaptic currents (Nout, n_synapses)"));

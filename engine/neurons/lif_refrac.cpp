@@ -98,7 +98,7 @@ void LIFRefrac::registerAttributes()
     m_vLeak = addAttribute(parameter("v_leak").family("potentials").shapes(perNeuron).units("V")
                                .initConstant(0.0F)
                                .doc("Leak (resting) potential; the membrane starts here"));
-    m_vTh = addAttribute(parameter("v_th").family("thresholds").shapes(perNeuron).units("V")
+    m_vTh = addAttribute(parameter("v_th").family("thresholds").role(Role::Threshold).shapes(perNeuron).units("V")
                              .initConstant(1.0F)
                              .doc("Firing threshold: a spike when v_dec - v_th > 0"));
     m_vReset = addAttribute(parameter("v_reset").family("potentials").shapes(perNeuron)
@@ -123,7 +123,7 @@ void LIFRefrac::registerAttributes()
         simulationParameter("parametrisation").choices(parametrisations()).initEnum("rates")
             .doc("Which set is settable: rates (tau_*_inv, rho_reset) or times (tau_*, "
                  "refractory_time)"));
-    m_vState = addAttribute(stateVariable("v").family("membrane").shapes({Shape{n}}).units("V")
+    m_vState = addAttribute(stateVariable("v").family("membrane").role(Role::Membrane).shapes({Shape{n}}).units("V")
                                 .init([](const Module& m) -> AttributeValue {
                                     const auto& self = static_cast<const LIFRefrac&>(m);
                                     Eigen::ArrayXf leak;

@@ -44,16 +44,32 @@ SimulationController::ActiveProbe SimulationController::newProbe(ProbeId id,
 
 // ---- construction and destruction (owner's thread) ------------------------------------------
 
+namespace {
+
+/// Longest wall time one worker chunk should take [s]: probe data reach the consumer at least
+/// about this often, so live plots can redraw at 60 fps even when one step takes milliseconds.
+constexpr double kMaxChunkSeconds = 0.008;
+
+RunLoopOptions workerLoop(Speed speed)
+{
+    if (!std::isfinite(speed.factor) || speed.factor < 0.0) {
+        throw Error("SimulationController: speed factor " + std::to_string(speed.factor) +
+                    " is invalid; expected a finite value >= 0 (0: as fast as possible)");
+    }
+    RunLoopOptions options;
+    options.speed = speed;
+    options.maxChunkSeconds = kMaxChunkSeconds;
+    return options;
+}
+
+}  // namespace
+
 SimulationController::SimulationController(std::unique_ptr<Module> model, ControllerOptions options)
     : m_options(std::move(options)), m_model(std::move(model)), m_backend(m_options.backend),
-      m_speed(m_options.speed)
+      m_loop(workerLoop(m_options.speed))
 {
     if (!m_model) {
         throw Error("SimulationController: no model given");
-    }
-    if (!std::isfinite(m_speed.factor) || m_speed.factor < 0.0) {
-        throw Error("SimulationController: speed factor " + std::to_string(m_speed.factor) +
-                    " is invalid; expected a finite value >= 0 (0: as fast as possible)");
     }
     if (m_options.defaultProbeCapacity < 1) {
         throw Error("SimulationController: defaultProbeCapacity must be >= 1, got " +

@@ -9,22 +9,19 @@
 // Commands (run, pause, step, resetState, setAttribute(s), setSpeed, setBackend, the probe
 // commands) are queued in call order and applied by the worker between chunks, never inside one;
 // they return at once. Failures come back as ControllerEvent::Kind::Error events naming the
-// command, never as exceptions across threads. Per chunk the worker:
+// command, never as exceptions across threads. The worker drives the one chunk loop of
+// run_loop.hpp (chunks of at most 8 ms of wall time, real-time pacing) piece by piece, so that
+// it waits for a pacing deadline on its condition variable (woken early by commands). Per chunk:
 //
-//     n      = min(maxChunkSteps, steps left to a step() target, pacing chunk,
-//                  steps that fit 8 ms of wall time at the measured time per step)   [steps]
-//     wait   until wall time >= anchorWall + (step + n - anchorStep) * dt / f    (real time only)
-//     executor.advance(n, zeros, no output)
+//     n      = loop.chunkSteps(steps left to a step() target)                        [steps]
+//     wait   until loop.deadline(step, n)                                       (real time only)
+//     loop.advance(n, zeros, no output)
 //     step  += n
 //     probe k: buffer k.push(step - n, n, executor.probeData(k))
 //     executor.findNonFinite() -> pause, NonFinitePause event naming path, attribute, element
 //     step == target -> pause, StepsDone event
 //
-// Real-time pacing: with factor f (simulated seconds per wall second) chunks are sized for about
-// 15 ms of wall time, and the worker sleeps (woken early by commands) so that simulated time never
-// runs ahead of f times the wall time since the anchor; the anchor is the (wall time, step) at
-// which running started or the speed or state last changed, so sleeping does not drift. A worker
-// that falls more than 250 ms behind re-anchors instead of racing to catch up.
+// The pacing anchor restarts when running starts and when the speed or the state changes.
 //
 // Invariants: the step counter equals the steps the executor advanced since construction (starting
 // from the tree's stepsElapsed()) or the last resetState(); probe buffers hold rows for steps in
@@ -37,6 +34,7 @@
 #include "engine/tensor/error.hpp"
 #include "engine/core/module.hpp"
 #include "engine/runtime/probe_buffer.hpp"
+#include "engine/runtime/run_loop.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -74,17 +72,6 @@ struct ProbeId {
 enum class RunState {
     Paused,
     Running,  ///< running freely or towards a step() target
-};
-
-/// How fast to run.
-struct Speed {
-    double factor = 0.0;  ///< simulated seconds per wall second; 0: as fast as possible
-
-    /// As fast as possible.
-    static Speed fastest() { return {}; }
-    /// Real time times `f` (f = 1: real time; f = 0.1: ten times slower). f must be > 0.
-    static Speed realTime(double f) { return {f}; }
-    bool paced() const { return factor > 0.0; }
 };
 
 /// Something the worker tells the consumer.
@@ -225,7 +212,6 @@ private:
         std::int64_t capacity = 0;
         std::shared_ptr<ProbeBuffer> buffer;
     };
-    using Clock = std::chrono::steady_clock;
 
     // Any thread.
     CommandId enqueue(std::string text, std::function<Status()> body, ProbeId probe = {});
@@ -237,10 +223,7 @@ private:
     void workerMain(std::promise<Status>& ready);
     void executeCommands(std::deque<Command>& batch);
     void advanceChunk(std::int64_t steps);
-    std::int64_t chunkSteps() const;
-    std::optional<Clock::time_point> paceDeadline(std::int64_t steps);
     void setRunning(bool running);
-    void anchorPacing();
     Status doSetAttributes(const NestedAttributes& changes);
     Status doSetSpeed(Speed speed);
     Status doReset();
@@ -287,15 +270,12 @@ private:
     std::unique_ptr<Executor> m_executor;  ///< null when the tree does not compile
     std::string m_executorError;           ///< why there is no executor
     BackendKind m_backend;
-    Speed m_speed;
+    RunLoop m_loop;                        ///< chunk sizing and pacing
     bool m_running = false;
     std::optional<std::int64_t> m_target;  ///< step() target
     std::int64_t m_stepCount = 0;
     std::vector<ActiveProbe> m_probes;
     const Command* m_current = nullptr;    ///< the command being applied (for events)
-    Clock::time_point m_anchorWall;
-    std::int64_t m_anchorStep = 0;
-    double m_stepSeconds = 0.0;  ///< [s] smoothed wall time per step (0 before the first chunk)
 
     std::thread m_worker;  ///< last: starts after every other member exists
 };

@@ -1,6 +1,7 @@
-// SimulationController, the worker thread's half: the loop, chunk sizing and real-time pacing,
-// advancing and probe hand-off, the NaN / Inf check, and the commands' effects on the model and
-// the executor (attribute edits, reset, rebuilds, probe sets). Everything here runs on the worker
+// SimulationController, the worker thread's half: the command loop around the chunks of the run
+// loop (engine/runtime/run_loop.hpp: chunk sizing, real-time pacing, advancing), probe hand-off,
+// the NaN / Inf check, and the commands' effects on the model and the executor (attribute edits,
+// reset, rebuilds, probe sets). Everything here runs on the worker
 // thread only; it shares state with other threads only through the queue, the event queue, the
 // published probe set and the atomics (see simulation_controller.hpp).
 #include "engine/runtime/simulation_controller.hpp"
@@ -13,14 +14,6 @@
 namespace spike::engine {
 
 namespace {
-
-/// Wall time one paced chunk aims for [s].
-constexpr double kPacedChunkSeconds = 0.015;
-/// Longest wall time one chunk should take [s]: probe data reach the consumer at least about
-/// this often, so live plots can redraw at 60 fps even when one step takes milliseconds.
-constexpr double kMaxChunkSeconds = 0.008;
-/// Lag behind the pacing schedule after which the schedule restarts from now [s].
-constexpr double kMaxPacingLag = 0.25;
 
 std::string formatValue(float v)
 {
@@ -78,8 +71,9 @@ void SimulationController::workerMain(std::promise<Status>& ready)
             continue;
         }
         lock.unlock();
-        const std::int64_t steps = chunkSteps();
-        if (const auto deadline = paceDeadline(steps)) {
+        const std::int64_t steps = m_loop.chunkSteps(
+            *m_executor, m_target ? std::optional<std::int64_t>(*m_target - m_stepCount) : std::nullopt);
+        if (const auto deadline = m_loop.deadline(*m_executor, m_stepCount, steps)) {
             lock.lock();
             m_wake.wait_until(lock, *deadline, [this] { return m_stop || !m_queue.empty(); });
             continue;
@@ -114,64 +108,14 @@ void SimulationController::executeCommands(std::deque<Command>& batch)
     }
 }
 
-std::int64_t SimulationController::chunkSteps() const
-{
-    std::int64_t steps = m_executor->maxChunkSteps();
-    if (m_target) {
-        steps = std::min(steps, *m_target - m_stepCount);
-    }
-    if (m_stepSeconds > 0.0) {
-        // Slow steps: fewer per chunk (results do not depend on the chunking).
-        const double fit = std::floor(kMaxChunkSeconds / m_stepSeconds);
-        steps = std::min(steps, static_cast<std::int64_t>(std::clamp(fit, 1.0, static_cast<double>(steps))));
-    }
-    if (m_speed.paced()) {
-        const double wanted =
-            std::ceil(m_speed.factor * kPacedChunkSeconds / m_executor->plan().dt);
-        steps = std::min(steps, static_cast<std::int64_t>(
-                                    std::clamp(wanted, 1.0, static_cast<double>(steps))));
-    }
-    return std::max<std::int64_t>(steps, 1);
-}
-
-std::optional<SimulationController::Clock::time_point> SimulationController::paceDeadline(
-    std::int64_t steps)
-{
-    if (!m_speed.paced()) {
-        return std::nullopt;
-    }
-    // The chunk may end once wall time since the anchor covers its simulated time / f.
-    const auto due = [&] {
-        const double wall = static_cast<double>(m_stepCount + steps - m_anchorStep) *
-                            m_executor->plan().dt / m_speed.factor;
-        return m_anchorWall +
-               std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall));
-    };
-    const Clock::time_point now = Clock::now();
-    Clock::time_point deadline = due();
-    if (now >= deadline) {
-        if (now - deadline <= std::chrono::duration<double>(kMaxPacingLag)) {
-            return std::nullopt;
-        }
-        anchorPacing();
-        deadline = due();
-    }
-    return deadline;
-}
-
 void SimulationController::advanceChunk(std::int64_t steps)
 {
     if (!m_executor) {
         setRunning(false);
         return;
     }
-    const auto started = Clock::now();
     try {
-        m_executor->advance(steps, nullptr, nullptr);
-        // Wall time per step, smoothed over chunks, sizes the next chunks (chunkSteps()).
-        const double perStep = std::chrono::duration<double>(Clock::now() - started).count() /
-                               static_cast<double>(steps);
-        m_stepSeconds = m_stepSeconds > 0.0 ? 0.7 * m_stepSeconds + 0.3 * perStep : perStep;
+        m_loop.advance(*m_executor, steps, nullptr, nullptr);
     } catch (const std::exception& e) {
         m_target.reset();
         postEvent(ControllerEvent::Kind::Error,
@@ -215,16 +159,10 @@ void SimulationController::setRunning(bool running)
     m_running = running;
     m_state.store(running ? RunState::Running : RunState::Paused, std::memory_order_release);
     if (running) {
-        anchorPacing();
+        m_loop.anchor(m_stepCount);
     }
     postEvent(running ? ControllerEvent::Kind::Running : ControllerEvent::Kind::Paused,
               (running ? "running from step " : "paused at step ") + std::to_string(m_stepCount));
-}
-
-void SimulationController::anchorPacing()
-{
-    m_anchorWall = Clock::now();
-    m_anchorStep = m_stepCount;
 }
 
 Status SimulationController::doSetAttributes(const NestedAttributes& changes)
@@ -265,8 +203,7 @@ Status SimulationController::doSetSpeed(Speed speed)
             "setSpeed: factor " + std::to_string(speed.factor) +
             " is invalid; expected a finite value >= 0 (0: as fast as possible)");
     }
-    m_speed = speed;
-    anchorPacing();
+    m_loop.setSpeed(speed, m_stepCount);
     return Status::success();
 }
 
@@ -284,7 +221,7 @@ Status SimulationController::doReset()
     for (const ActiveProbe& probe : m_probes) {
         probe.buffer->clear();
     }
-    anchorPacing();
+    m_loop.anchor(0);
     postEvent(ControllerEvent::Kind::StateReset, "state reset; step 0");
     return Status::success();
 }

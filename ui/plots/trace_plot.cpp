@@ -16,15 +16,11 @@ namespace spike::ui {
 
 namespace {
 
-/// The module's threshold tensor (first attribute of family "thresholds"), or nullptr.
+/// The module's threshold tensor (its attribute declared Role::Threshold), or nullptr.
 const engine::Tensor* findThreshold(const engine::Module& module)
 {
-    for (const auto& view : module.attributes()) {
-        if (view.spec->family == "thresholds") {
-            return std::get_if<engine::Tensor>(view.value);
-        }
-    }
-    return nullptr;
+    const std::optional<engine::AttributeView> view = module.attributeWithRole(engine::Role::Threshold);
+    return view ? std::get_if<engine::Tensor>(view->value) : nullptr;
 }
 
 /// Traces above this many points per trace, or more than this many traces, draw without
@@ -354,10 +350,7 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     const QString where = path.isEmpty() ? tr("root") : QStringLiteral("'%1'").arg(path);
     // Short enough for a narrow pane: the class is in the tooltip, the canvas and the tree.
     // Neuron layers (a membrane State) have neurons, other modules channels.
-    const auto views = module.attributes();
-    const bool neuronLayer = std::any_of(views.begin(), views.end(), [](const engine::AttributeView& v) {
-        return v.spec->family == "membrane";
-    });
+    const bool neuronLayer = module.attributeWithRole(engine::Role::Membrane).has_value();
     m_baseTitle = tr("%1\n%2 · %3 %4%5%6")
                       .arg(thresholds ? tr("Membrane potential") : signal, where)
                       .arg(width)

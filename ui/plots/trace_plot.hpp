@@ -66,7 +66,7 @@ public:
     explicit TracePlot(QWidget* parent = nullptr);
 
     /// Plots `series` ((T, N) samples) recorded by `module` at `path`; draws the module's
-    /// threshold (attribute of family "thresholds", scalar or per neuron) when it has one.
+    /// threshold (its attribute declared Role::Threshold, scalar or per neuron) when it has one.
     /// `signal` names the plotted series (e.g. "vmem", "v", "i_exc"); it labels the value axis.
     /// `thresholds` false (a current, a counter) draws no threshold lines. `neurons` names the
     /// neuron of each column of `series` when it holds a selection (empty: column k is neuron k).

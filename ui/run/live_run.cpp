@@ -13,18 +13,6 @@
 
 namespace spike::ui {
 
-std::string membraneSignal(const engine::Module& module)
-{
-    const auto offered = module.recordableSignals();
-    for (const auto& view : module.attributes()) {
-        if (view.spec->kind == engine::AttributeKind::State && view.spec->family == "membrane" &&
-            std::find(offered.begin(), offered.end(), view.spec->name) != offered.end()) {
-            return view.spec->name;
-        }
-    }
-    return {};
-}
-
 namespace {
 
 std::int64_t rowsOf(const engine::Tensor& data)
@@ -51,7 +39,7 @@ LiveRun::LiveRun(std::unique_ptr<engine::Module> model, const QString& tracedPat
     m_probePaths = std::move(prepared.probePaths);
     m_tracks = std::move(prepared.spikeTracks);
     m_controller = makeController(std::move(prepared.running));
-    m_plotModel = plotCopy(prepared.plotJson);
+    m_plotModel = std::move(prepared.plot);
     m_dt = m_plotModel->timeStep();
 
     applyPrimary(false);  // before the window is computed: its channels count too

@@ -86,10 +86,6 @@
 
 namespace spike::ui {
 
-/// The membrane-potential signal of `module`: its recordable State of family "membrane"
-/// ("vmem" for LIF, "v" for LIFRefrac and CUBALIF), or "" when it has none.
-std::string membraneSignal(const engine::Module& module);
-
 /// How a LiveRun runs and how much it keeps.
 struct LiveRunOptions {
     int refreshIntervalMs = 33;               ///< [ms] GUI drain and redraw period
@@ -296,7 +292,7 @@ private:
     };
     /// A model made ready for a controller (live_run_rebuild.cpp).
     struct Prepared {
-        nlohmann::json plotJson;                  ///< the model in the format, arrays inline
+        std::unique_ptr<engine::Module> plot;     ///< a copy of the model as given, for the plots
         std::unique_ptr<engine::Module> running;  ///< the probeable tree the worker will own
         std::vector<std::string> probePaths;
         std::vector<Track> spikeTracks;           ///< no probes yet
@@ -305,11 +301,9 @@ private:
     // live_run_rebuild.cpp
     /// Copies, converts and compiles the plan of `model`; throws engine::Error.
     static Prepared prepare(std::unique_ptr<engine::Module> model);
-    /// The plot model: a structural copy read back from `plotJson`; throws engine::Error.
-    static std::unique_ptr<engine::Module> plotCopy(const nlohmann::json& plotJson);
     /// A controller for `running` with the current backend and speed; throws engine::Error.
     std::unique_ptr<engine::SimulationController> makeController(std::unique_ptr<engine::Module> running) const;
-    /// Copies the running copy's States into `next` (see the file comment); false when the
+    /// Copies the running copy's States into `next` (engine::carryStates); false when the
     /// worker could not be read.
     bool copyRunningStates(engine::Module& next, QString* error);
     /// Moves the tracks over to a new controller after a rebuild; see replaceModel().

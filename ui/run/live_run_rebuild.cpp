@@ -1,19 +1,19 @@
-// LiveRun's model side: turning a model into what a controller runs (a structural copy for the
-// plots, a root Sequential rewired as a chain Network, the plan's probeable paths and spike
-// tracks) and replaceModel(), the structural rebuild that continues the run: states copied from
-// the running copy, time continued, tracks moved over to the new controller. See live_run.hpp.
+// LiveRun's model side: turning a model into what a controller runs (a copy for the plots,
+// engine::cloneModule; the tree the worker runs, engine::asProbeableTree; the plan's probeable
+// paths and spike tracks) and replaceModel(), the structural rebuild that continues the run:
+// states carried over from the running copy (engine::carryStates), time continued, tracks moved
+// over to the new controller. See live_run.hpp.
 // GUI thread only; the running copy is read on the worker through the controller's readModel().
 #include "ui/run/live_run.hpp"
 
 #include "engine/tensor/error.hpp"
 #include "engine/runtime/execution_plan.hpp"
-#include "engine/io/model_io.hpp"
-#include "engine/network/network.hpp"
-#include "engine/layers/sequential.hpp"
+#include "engine/runtime/state_carry.hpp"
+#include "engine/io/model_clone.hpp"
+#include "engine/network/probeable_tree.hpp"
 
 #include <algorithm>
 #include <exception>
-#include <map>
 #include <utility>
 
 namespace spike::ui {
@@ -22,64 +22,6 @@ namespace {
 
 /// How long replaceModel() waits for the worker to pause (a chunk is milliseconds).
 constexpr auto kPauseWait = std::chrono::seconds(60);
-
-
-/// Whether `port` is the module's only port on that side and covers all `size` channels.
-bool onlyPortCovers(const std::vector<engine::PortSpec>& ports, std::int64_t size)
-{
-    return ports.size() == 1 && ports.front().offset == 0 && ports.front().size == size;
-}
-
-/// Whether a Sequential's chain can be wired as a Network node for node: names free for a
-/// Network, and one whole port on each side that is joined.
-bool chainable(const engine::Module& sequential)
-{
-    const auto children = sequential.namedChildren();
-    if (children.empty()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < children.size(); ++i) {
-        const auto& [name, child] = children[i];
-        if (name == "in" || name == "out") {
-            return false;
-        }
-        const bool fedIn = i > 0 || child->sizeIn() > 0;
-        const bool feedsOut = i + 1 < children.size() || child->sizeOut() > 0;
-        if ((fedIn && !onlyPortCovers(child->inputPorts(), child->sizeIn())) ||
-            (feedsOut && !onlyPortCovers(child->outputPorts(), child->sizeOut()))) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/// `module`, or when it is a chainable Sequential, the Network that wires its children (moved
-/// over, names and states kept, nested Sequentials likewise) in a chain from "in" to "out".
-/// compilePlan() treats a Sequential as one leaf; as a Network every layer is a plan node of
-/// its own, which the controller can probe, and the chain computes the same thing.
-std::unique_ptr<engine::Module> asProbeableTree(std::unique_ptr<engine::Module> module)
-{
-    auto* sequential = dynamic_cast<engine::Sequential*>(module.get());
-    if (sequential == nullptr || !chainable(*sequential)) {
-        return module;
-    }
-    auto network = std::make_unique<engine::Network>(sequential->sizeIn(), sequential->sizeOut());
-    std::string previous = sequential->sizeIn() > 0 ? "in" : "";
-    for (const auto& [name, child] : sequential->namedChildren()) {
-        std::unique_ptr<engine::Module> moved = sequential->removeModule(name);
-        const bool hasInput = moved->sizeIn() > 0;
-        network->addNode(name, asProbeableTree(std::move(moved)));
-        if (!previous.empty() && hasInput) {
-            network->connect(previous, name);
-        }
-        previous = name;
-    }
-    if (network->sizeOut() > 0) {
-        network->connect(previous, "out");
-    }
-    network->setStepsElapsed(sequential->stepsElapsed());
-    return network;
-}
 
 /// The signal under which evolve() records a spiking module's output.
 std::string spikeSignal(const engine::Module& module)
@@ -93,58 +35,13 @@ std::string spikeSignal(const engine::Module& module)
     return "out";
 }
 
-/// Copies the States of `from` into `to` (same class assumed) where name, kind and shape agree.
-void copyStates(const engine::Module& from, engine::Module& to)
-{
-    engine::AttributeMap states;
-    for (const engine::AttributeView& view : to.attributes()) {
-        const std::string& name = view.spec->name;
-        if (view.spec->kind != engine::AttributeKind::State || view.derived ||
-            !from.hasAttribute(name) || from.isDerived(name) ||
-            from.spec(name).kind != engine::AttributeKind::State) {
-            continue;
-        }
-        const engine::AttributeValue& value = from.attribute(name);
-        if (value.index() != view.value->index()) {
-            continue;
-        }
-        const auto* tensor = std::get_if<engine::Tensor>(&value);
-        if (tensor != nullptr && !(tensor->shape() == std::get<engine::Tensor>(*view.value).shape())) {
-            continue;
-        }
-        states.emplace(name, value);
-    }
-    if (states.empty() || to.setAttributes(engine::NestedAttributes{{"", states}}).ok) {
-        return;
-    }
-    for (const auto& [name, value] : states) {
-        (void)to.setAttribute(name, value);  // a value the new module refuses keeps its own
-    }
-}
-
-/// Copies what the delayed connections of `from` carry into the same-named delayed
-/// connections of `to` (the executor ignores a value of the wrong size).
-void copyDelayedValues(const engine::Network& from, engine::Network& to)
-{
-    for (const engine::Connection& connection : to.connections()) {
-        if (!connection.delayed) {
-            continue;
-        }
-        if (const std::vector<float>* value = from.delayedValue(connection.name)) {
-            to.setDelayedValue(connection.name, *value);
-        }
-    }
-}
-
 }  // namespace
 
 LiveRun::Prepared LiveRun::prepare(std::unique_ptr<engine::Module> model)
 {
     Prepared out;
-    engine::SaveOptions inlineAll;
-    inlineAll.inlineLimit = -1;
-    out.plotJson = engine::modelToJson(*model, inlineAll);
-    out.running = asProbeableTree(std::move(model));
+    out.plot = engine::cloneModule(*model);
+    out.running = engine::asProbeableTree(std::move(model));
     // The plan points into the tree: read it before a controller takes the tree.
     const engine::ExecutionPlan plan = engine::compilePlan(*out.running);
     for (const engine::PlanNode& node : plan.nodes) {
@@ -163,11 +60,6 @@ LiveRun::Prepared LiveRun::prepare(std::unique_ptr<engine::Module> model)
         }
     }
     return out;
-}
-
-std::unique_ptr<engine::Module> LiveRun::plotCopy(const nlohmann::json& plotJson)
-{
-    return engine::modelFromJson(plotJson, "live run", ".").root;
 }
 
 std::unique_ptr<engine::SimulationController> LiveRun::makeController(
@@ -190,24 +82,8 @@ std::unique_ptr<engine::SimulationController> LiveRun::makeController(
 
 bool LiveRun::copyRunningStates(engine::Module& next, QString* error)
 {
-    const engine::Status status = m_controller->readModel([&next](const engine::Module& running) {
-        std::map<std::string, const engine::Module*> byPath;
-        for (const auto& [path, module] : running.namedModules()) {
-            byPath.emplace(path, module);
-        }
-        for (const auto& [path, module] : next.namedModules()) {
-            const auto found = byPath.find(path);
-            if (found == byPath.end() || found->second->className() != module->className()) {
-                continue;
-            }
-            copyStates(*found->second, *module);
-            const auto* fromNetwork = dynamic_cast<const engine::Network*>(found->second);
-            auto* toNetwork = dynamic_cast<engine::Network*>(module);
-            if (fromNetwork != nullptr && toNetwork != nullptr) {
-                copyDelayedValues(*fromNetwork, *toNetwork);
-            }
-        }
-    });
+    const engine::Status status = m_controller->readModel(
+        [&next](const engine::Module& running) { engine::carryStates(running, next); });
     if (!status.ok) {
         *error = QString::fromStdString(status.message);
     }
@@ -305,7 +181,6 @@ bool LiveRun::replaceModel(std::unique_ptr<engine::Module> model, QString* error
 
     Prepared prepared;
     std::unique_ptr<engine::SimulationController> next;
-    std::unique_ptr<engine::Module> plot;
     try {
         prepared = prepare(std::move(model));
         if (!copyRunningStates(*prepared.running, &why)) {
@@ -313,13 +188,12 @@ bool LiveRun::replaceModel(std::unique_ptr<engine::Module> model, QString* error
         }
         prepared.running->setStepsElapsed(step);
         next = makeController(std::move(prepared.running));
-        plot = plotCopy(prepared.plotJson);
     } catch (const std::exception& e) {
         return fail(QString::fromStdString(e.what()));
     }
 
     m_controller = std::move(next);  // joins the old worker
-    m_plotModel = std::move(plot);
+    m_plotModel = std::move(prepared.plot);
     m_probePaths = std::move(prepared.probePaths);
     const double dt = m_plotModel->timeStep();
     const bool newTimeBase = dt != m_dt;

@@ -31,8 +31,8 @@ QString LiveRun::resolveTrace(const std::string& path, const std::string& signal
             .arg(describePath(path));
     }
     engine::Module& module = *named->second;
-    out->signal = signal.empty() ? membraneSignal(module) : signal;
-    out->membrane = !out->signal.empty() && out->signal == membraneSignal(module);
+    out->signal = signal.empty() ? module.membraneSignal() : signal;
+    out->membrane = !out->signal.empty() && out->signal == module.membraneSignal();
     if (out->signal.empty()) {
         return tr("%1 has no membrane potential.").arg(describePath(path));
     }

@@ -289,13 +289,13 @@ void MainWindow::showInInspector(NodeId id)
     } else {
         m_attributesDock->setWindowTitle(tr("Inspector"));
     }
-    if (module != nullptr && !membraneSignal(*module).empty()) {
+    if (module != nullptr && !module->membraneSignal().empty()) {
         if (m_run) {
             m_run->setTracedPath(selectedModulePath());
             // A pane that plots chosen neurons of this membrane shares its track: keep its choice.
             const QScopedValueRollback<bool> guard(m_attaching, true);
             for (PlotRequest& request : m_plotRequests) {
-                if (request.probePath == selectedModulePath() && request.signal == membraneSignal(*module)) {
+                if (request.probePath == selectedModulePath() && request.signal == module->membraneSignal()) {
                     request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &request.why);
                 }
             }
@@ -313,7 +313,7 @@ void MainWindow::onDocumentReset()
     // Start on the first module with a membrane trace, so a first Run shows something.
     NodeId initial;
     for (const auto& [path, module] : m_doc->root().namedModules()) {
-        if (!membraneSignal(*module).empty()) {
+        if (!module->membraneSignal().empty()) {
             initial = m_doc->findNode(path);
             break;
         }

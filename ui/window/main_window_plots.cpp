@@ -270,7 +270,7 @@ void MainWindow::refreshPlots()
                                tr("time [ms] — select a neuron layer to see its membrane potential"));
     } else {
         m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
-                                signal == membraneSignal(*module), m_run->tracedNeurons());
+                                signal == module->membraneSignal(), m_run->tracedNeurons());
     }
 
     // One pane per request.
@@ -286,7 +286,7 @@ void MainWindow::refreshPlots()
                             tr("time [ms] — not recorded: %1").arg(request.why.isEmpty() ? tr("the module left the model") : request.why));
         } else if (data != nullptr) {
             const std::string name = request.label.toStdString();
-            pane->showTraces(*target, request.path, request.label, *data, name == membraneSignal(*target),
+            pane->showTraces(*target, request.path, request.label, *data, name == target->membraneSignal(),
                              request.neurons);
         }
     }

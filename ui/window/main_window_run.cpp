@@ -10,7 +10,7 @@
 #include "ui/plots/trace_plot.hpp"
 
 #include "engine/tensor/error.hpp"
-#include "engine/io/model_io.hpp"
+#include "engine/io/model_clone.hpp"
 
 #include <QAction>
 #include <QComboBox>
@@ -48,11 +48,11 @@ std::int64_t MainWindow::simulatedSteps() const
 
 QString MainWindow::tracedPath() const
 {
-    if (const engine::Module* m = m_doc->module(m_inspected); m != nullptr && !membraneSignal(*m).empty()) {
+    if (const engine::Module* m = m_doc->module(m_inspected); m != nullptr && !m->membraneSignal().empty()) {
         return selectedModulePath();
     }
     for (const auto& [path, module] : m_doc->root().namedModules()) {
-        if (!membraneSignal(*module).empty()) {
+        if (!module->membraneSignal().empty()) {
             return QString::fromStdString(path);
         }
     }
@@ -67,10 +67,9 @@ bool MainWindow::ensureRun(QString* error)
     }
     try {
         // The worker owns its own copy: the document stays editable and keeps initial states.
-        engine::ModelDocument copy = engine::modelFromJson(m_doc->toJson(), "the document", ".");
         LiveRunOptions options;
         options.backend = static_cast<engine::BackendKind>(m_backend->currentData().toInt());
-        m_run = std::make_unique<LiveRun>(std::move(copy.root), tracedPath(), options);
+        m_run = std::make_unique<LiveRun>(engine::cloneModule(m_doc->root()), tracedPath(), options);
     } catch (const engine::Error& e) {
         const QString message = QString::fromUtf8(e.what());
         statusBar()->showMessage(tr("Cannot run: %1").arg(message));
@@ -109,8 +108,7 @@ void MainWindow::rebuildRun()
     }
     QString message;
     try {
-        engine::ModelDocument copy = engine::modelFromJson(m_doc->toJson(), "the document", ".");
-        if (m_run->replaceModel(std::move(copy.root), &message)) {
+        if (m_run->replaceModel(engine::cloneModule(m_doc->root()), &message)) {
             const double tMs = static_cast<double>(m_run->currentStep()) * m_run->timeStep() * 1e3;
             attachPlotRequests();  // panes whose module came back record again
             statusBar()->showMessage(tr("Model rebuilt after the edit — continuing at t = %1 ms")
