@@ -141,7 +141,7 @@ QString compareTail(const TimeSeries* series, const Tensor& ref, std::int64_t en
 
 std::int64_t spikeTotal(const Recording& rec)
 {
-    return spike::ui::summariseSpikes(rec).spikes;
+    return spike::engine::summariseSpikes(rec).spikes;
 }
 
 }  // namespace
@@ -192,7 +192,7 @@ private slots:
         // The raster draws the live recording as it draws an evolve() recording.
         spike::ui::RasterPlot raster;
         raster.showRecording(live.plotModel(), live.recording());
-        QCOMPARE(raster.dotCount(), spike::ui::summariseSpikes(ref).events);
+        QCOMPARE(raster.dotCount(), spike::engine::summariseSpikes(ref).events);
     }
 
     void stepMatchesEvolveForTheCubaExample()

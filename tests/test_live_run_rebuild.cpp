@@ -155,7 +155,7 @@ private slots:
 
         // "extra" only listens to "lif": the rest evolves as if nothing had been added.
         const Recording ref = evolveAll(loadExample(QStringLiteral("lif_current_step.json")), 300);
-        QVERIFY(spike::ui::summariseSpikes(ref).spikes > 0);
+        QVERIFY(spike::engine::summariseSpikes(ref).spikes > 0);
         QString diff = compareSeries(live.recording().at("lif").at("vmem"), ref.at("lif").at("vmem"), 0, 300);
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
         diff = compareSeries(live.recording().at("lif").at("spikes"), ref.at("lif").at("spikes"), 0, 300);

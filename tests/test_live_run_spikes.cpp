@@ -29,7 +29,7 @@ using spike::engine::Tensor;
 using spike::engine::TimeSeries;
 using spike::ui::LiveRun;
 using spike::ui::LiveRunOptions;
-using spike::ui::SpikeWindow;
+using spike::engine::SpikeWindow;
 
 namespace {
 
@@ -83,7 +83,7 @@ private slots:
         live.step(250);
         QVERIFY(live.waitIdle(kWait));
         const Recording ref = evolveAll(loadExample(QStringLiteral("two_layer_lif.json")), 400);
-        const spike::ui::SpikeWindows windows = live.spikeWindows();
+        const spike::engine::SpikeWindows windows = live.spikeWindows();
         QCOMPARE(windows.size(), std::size_t{2});
         QCOMPARE(windows[0].path, std::string("0"));
         QCOMPARE(windows[1].path, std::string("1"));
@@ -104,7 +104,7 @@ private slots:
         for (const std::int64_t steps : {40, 90, 120}) {
             live.step(steps);
             QVERIFY(live.waitIdle(kWait));
-            const spike::ui::SpikeWindows windows = live.spikeWindows();
+            const spike::engine::SpikeWindows windows = live.spikeWindows();
             QCOMPARE(windows.size(), std::size_t{2});
             QCOMPARE(windows[0].path, std::string("src"));
             QCOMPARE(windows[0].signal, std::string("output"));

@@ -121,7 +121,7 @@ private Q_SLOTS:
         QCOMPARE(w.rasterPlot()->dotCount(), spikes);
         QCOMPARE(w.rasterPlot()->bandCount(), spikingLeaves);
         QVERIFY(!w.rasterPlot()->densityMode());
-        QCOMPARE(spike::ui::summariseSpikes(*w.lastRecording()).spikes, spikes);
+        QCOMPARE(spike::engine::summariseSpikes(*w.lastRecording()).spikes, spikes);
 
         const QString status = w.statusBar()->currentMessage();
         QVERIFY2(status.startsWith(QStringLiteral("Ran 500 steps in ")), qPrintable(status));
@@ -193,13 +193,13 @@ private Q_SLOTS:
         QCOMPARE(w.simulatedSteps(), std::int64_t{100});
         // Adding a module changes the model: the run is rebuilt from the edited model and
         // continues from step 100, the raster keeping what it had and E's membrane continuing.
-        const auto spikesBefore = spike::ui::summariseSpikes(*w.lastRecording()).spikes;
+        const auto spikesBefore = spike::engine::summariseSpikes(*w.lastRecording()).spikes;
         QVERIFY(w.canvas()->addModule(QStringLiteral("PoissonSource")).valid());
         QVERIFY(w.windowTitle().contains(QLatin1Char('*')));
         QVERIFY(w.runSteps(10));
         QCOMPARE(w.simulatedSteps(), std::int64_t{110});
         QVERIFY(w.statusBar()->currentMessage().startsWith(QStringLiteral("Ran 10 steps")));
-        QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).spikes >= spikesBefore);
+        QVERIFY(spike::engine::summariseSpikes(*w.lastRecording()).spikes >= spikesBefore);
         const spike::engine::TimeSeries& v = w.lastRecording()->at("E").at("v");
         QCOMPARE(v.data.dim(0), std::int64_t{110});
         QCOMPARE(v.tStart, 0.0);
@@ -311,7 +311,7 @@ private Q_SLOTS:
         // The Poisson-driven layer fires.
         QVERIFY(w.openModel(QStringLiteral(":/examples/poisson_feedforward.json")));
         QVERIFY(w.runSteps(1000));
-        QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).spikes > 100);
+        QVERIFY(spike::engine::summariseSpikes(*w.lastRecording()).spikes > 100);
     }
 
     void exportsMatchTheRecording()
@@ -521,7 +521,7 @@ private Q_SLOTS:
             }
         }
         QVERIFY(expected > 0);
-        expected += spike::ui::summariseSpikes([&] {
+        expected += spike::engine::summariseSpikes([&] {
                         spike::engine::Recording only;
                         only["I"]["spikes"] = i;
                         return only;
@@ -561,7 +561,7 @@ private Q_SLOTS:
         QVERIFY2(w.openModelFromJson(text, QStringLiteral("multi.json"), &error),
                  qPrintable(error));
         QVERIFY(w.runSteps(10));
-        const auto summary = spike::ui::summariseSpikes(*w.lastRecording());
+        const auto summary = spike::engine::summariseSpikes(*w.lastRecording());
         QVERIFY(summary.spikes > summary.events);
         QCOMPARE(w.rasterPlot()->dotCount(), summary.events);
         QCOMPARE(summary.events, std::int64_t{30});
@@ -600,7 +600,7 @@ private Q_SLOTS:
         const auto& v = w.lastRecording()->at("1").at("v");
         QCOMPARE(w.tracePlot()->graph(2)->data()->at(7)->value, static_cast<double>(v.data[7 * 3 + 2]));
         QCOMPARE(w.tracePlot()->thresholdLineCount(), 1);
-        QVERIFY(spike::ui::summariseSpikes(*w.lastRecording()).events > 0);
+        QVERIFY(spike::engine::summariseSpikes(*w.lastRecording()).events > 0);
     }
 
     void wideLayerShowsADensityView()
@@ -615,7 +615,7 @@ private Q_SLOTS:
         QCOMPARE(w.tracePlot()->traceCount(), 100);
         QVERIFY2(w.tracePlot()->title().contains(QStringLiteral("100 neurons, density view")),
                  qPrintable(w.tracePlot()->title()));
-        const auto summary = spike::ui::summariseSpikes(*w.lastRecording());
+        const auto summary = spike::engine::summariseSpikes(*w.lastRecording());
         QVERIFY(summary.events > 0);
         QCOMPARE(w.rasterPlot()->dotCount(), summary.events);  // the raster keeps every neuron
     }

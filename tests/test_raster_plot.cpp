@@ -21,10 +21,10 @@
 #include <vector>
 
 using spike::engine::SpikeEvent;
-using spike::ui::NamedSpikeWindow;
+using spike::engine::NamedSpikeWindow;
 using spike::ui::RasterPlot;
-using spike::ui::SpikeWindow;
-using spike::ui::SpikeWindows;
+using spike::engine::SpikeWindow;
+using spike::engine::SpikeWindows;
 
 namespace {
 
@@ -359,8 +359,8 @@ private slots:
         QCOMPARE(plot.bandCount(), 0);
         QCOMPARE(plot.dotCount(), std::int64_t{0});
 
-        const auto summary = spike::ui::summariseSpikes(SpikeWindows{{"a", "spikes", &a}});
-        const auto fromDense = spike::ui::summariseSpikes(denseOf(SpikeWindows{{"a", "spikes", &a}}));
+        const auto summary = spike::engine::summariseSpikes(SpikeWindows{{"a", "spikes", &a}});
+        const auto fromDense = spike::engine::summariseSpikes(denseOf(SpikeWindows{{"a", "spikes", &a}}));
         QCOMPARE(summary.spikes, fromDense.spikes);
         QCOMPARE(summary.events, fromDense.events);
         QCOMPARE(summary.multi, fromDense.multi);

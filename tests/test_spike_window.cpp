@@ -4,7 +4,7 @@
 // its non-zero entries and its sum, firstStep() / endStep() follow the trims. Also: bad events are
 // refused and leave the window as it was; trimToEvents() drops whole steps only and keeps the
 // newest one; fromDense() and toDense() are inverse; toDense() with fewer steps keeps the last.
-#include "ui/plots/spike_window.hpp"
+#include "engine/runtime/spike_window.hpp"
 
 #include "engine/tensor/error.hpp"
 
@@ -18,7 +18,7 @@
 
 using spike::engine::SpikeEvent;
 using spike::engine::TimeSeries;
-using spike::ui::SpikeWindow;
+using spike::engine::SpikeWindow;
 
 namespace {
 

@@ -158,7 +158,7 @@ GuiResult liveRate(int neurons, int traces, std::int64_t steps, int refreshMs, b
     }
     result.dropped = run.droppedSamples();
     result.window = run.window();
-    for (const ui::NamedSpikeWindow& named : run.spikeWindows()) {
+    for (const engine::NamedSpikeWindow& named : run.spikeWindows()) {
         result.spikeSteps += named.window->steps();
         result.spikeEvents += named.window->eventCount();
     }

@@ -28,46 +28,6 @@ std::int64_t labelStride(std::int64_t rows, std::int64_t maxLabels)
 
 }  // namespace
 
-SpikeSummary summariseSpikes(const engine::Recording& recording)
-{
-    SpikeSummary out;
-    for (const auto& [path, bySignal] : recording) {
-        for (const auto& [attr, series] : bySignal) {
-            if (!series.spikes) {
-                continue;
-            }
-            ++out.series;
-            const engine::Tensor& d = series.data;
-            for (std::int64_t i = 0; i < d.numel(); ++i) {
-                const float c = d[i];
-                if (c > 0.0F) {
-                    out.spikes += static_cast<std::int64_t>(std::llround(c));
-                    ++out.events;
-                    out.multi += c > 1.0F ? 1 : 0;
-                }
-            }
-        }
-    }
-    return out;
-}
-
-SpikeSummary summariseSpikes(const SpikeWindows& windows)
-{
-    SpikeSummary out;
-    for (const NamedSpikeWindow& named : windows) {
-        const SpikeWindow& window = *named.window;
-        ++out.series;
-        out.spikes += window.spikeCount();
-        out.events += window.eventCount();
-        if (window.spikeCount() > window.eventCount()) {
-            for (const engine::SpikeEvent& e : window.events()) {
-                out.multi += e.count > 1 ? 1 : 0;
-            }
-        }
-    }
-    return out;
-}
-
 RasterPlot::RasterPlot(QWidget* parent)
     : QCustomPlot(parent),
       m_neuronTicker(new QCPAxisTickerText),
@@ -176,8 +136,8 @@ void RasterPlot::showEmpty(const QString& title, const QString& explanation)
 
 void RasterPlot::showRecording(const engine::Module& root, const engine::Recording& recording)
 {
-    std::vector<SpikeWindow> converted;
-    SpikeWindows windows;
+    std::vector<engine::SpikeWindow> converted;
+    engine::SpikeWindows windows;
     double dt = 0.0;
     for (const auto& [path, bySignal] : recording) {
         for (const auto& [signal, series] : bySignal) {
@@ -188,8 +148,8 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
         }
     }
     converted.reserve(windows.size());
-    for (NamedSpikeWindow& named : windows) {
-        converted.push_back(SpikeWindow::fromDense(recording.at(named.path).at(named.signal)));
+    for (engine::NamedSpikeWindow& named : windows) {
+        converted.push_back(engine::SpikeWindow::fromDense(recording.at(named.path).at(named.signal)));
         named.window = &converted.back();
     }
     showSpikes(root, windows, dt);
@@ -210,7 +170,7 @@ std::vector<std::int64_t> RasterPlot::neuronSelection(const std::string& path) c
     return found == m_selections.end() ? std::vector<std::int64_t>{} : found->second;
 }
 
-void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& windows, double dt)
+void RasterPlot::showSpikes(const engine::Module& root, const engine::SpikeWindows& windows, double dt)
 {
     std::vector<Band> bands;
     std::int64_t rows = 0;
@@ -221,7 +181,7 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
     m_selected.clear();
     m_selected.reserve(windows.size());
     for (const auto& [pathStd, module] : root.namedModules()) {
-        for (const NamedSpikeWindow& named : windows) {
+        for (const engine::NamedSpikeWindow& named : windows) {
             if (named.path != pathStd || named.window == nullptr || named.window->steps() <= 0 ||
                 named.window->width() <= 0) {
                 continue;
@@ -234,7 +194,7 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
             band.label = QStringLiteral("%1 (%2)").arg(label, QString::fromStdString(module->className()));
             band.window = named.window;
             if (const auto chosen = m_selections.find(pathStd); chosen != m_selections.end()) {
-                const SpikeWindow& all = *named.window;
+                const engine::SpikeWindow& all = *named.window;
                 m_selectedRow.assign(static_cast<std::size_t>(all.width()), -1);
                 for (std::size_t k = 0; k < chosen->second.size(); ++k) {
                     if (chosen->second[k] >= 0 && chosen->second[k] < all.width()) {
@@ -249,7 +209,7 @@ void RasterPlot::showSpikes(const engine::Module& root, const SpikeWindows& wind
                         m_selectedEvents.push_back(moved);
                     }
                 }
-                SpikeWindow& only = m_selected.emplace_back(static_cast<std::int64_t>(chosen->second.size()));
+                engine::SpikeWindow& only = m_selected.emplace_back(static_cast<std::int64_t>(chosen->second.size()));
                 only.restart(all.firstStep());
                 only.append(m_selectedEvents, all.endStep());
                 band.window = &only;

@@ -28,7 +28,7 @@
 #pragma once
 
 #include "engine/core/recording.hpp"
-#include "ui/plots/spike_window.hpp"
+#include "engine/runtime/spike_window.hpp"
 
 #include <qcustomplot.h>
 
@@ -44,20 +44,6 @@ class Module;
 }
 
 namespace spike::ui {
-
-/// Spike totals of a recording.
-struct SpikeSummary {
-    std::int64_t spikes = 0;  ///< sum of all spike counts
-    std::int64_t events = 0;  ///< (time step, neuron) pairs with at least one spike
-    std::int64_t multi = 0;   ///< events with more than one spike
-    int series = 0;           ///< spiking series (one per spiking leaf module)
-};
-
-/// Totals over every series of `recording` flagged as spikes.
-SpikeSummary summariseSpikes(const engine::Recording& recording);
-/// Totals over every window of `windows` (the same numbers for the same data, in O(windows)
-/// for spikes and events; `multi` scans the events).
-SpikeSummary summariseSpikes(const SpikeWindows& windows);
 
 /// Spike raster of a whole model.
 class RasterPlot : public QCustomPlot {
@@ -83,7 +69,7 @@ public:
     void showRecording(const engine::Module& root, const engine::Recording& recording);
     /// Draws every window of `windows` that covers at least one step (modules of `root`, in
     /// root's tree order; windows whose path is not in `root` are left out), time step `dt` [s].
-    void showSpikes(const engine::Module& root, const SpikeWindows& windows, double dt);
+    void showSpikes(const engine::Module& root, const engine::SpikeWindows& windows, double dt);
     /// Shows only `neurons` (ascending indices) of the spiking module at `path` from the next
     /// showSpikes() on, labelled by their own indices (Plot ▸ Spikes for chosen neurons); an
     /// empty list shows all of them again.
@@ -111,7 +97,7 @@ private:
     struct Band {
         QString label;
         const std::vector<std::int64_t>* neurons = nullptr;  ///< row n shows neuron (*neurons)[n]
-        const SpikeWindow* window = nullptr;
+        const engine::SpikeWindow* window = nullptr;
         std::int64_t firstRow = 0;
         std::int64_t cellRows = 0;     ///< density: neuron bins of its colour map
         std::int64_t columns = 0;      ///< density: time bins of its colour map
@@ -152,7 +138,7 @@ private:
     std::vector<std::int32_t> m_rowOf;  ///< density: neuron -> cell row of the band being drawn
     std::vector<DensityCache> m_densityCache;  ///< per band, top to bottom
     std::map<std::string, std::vector<std::int64_t>> m_selections;  ///< path -> shown neurons
-    std::vector<SpikeWindow> m_selected;  ///< this frame's windows of the chosen neurons only
+    std::vector<engine::SpikeWindow> m_selected;  ///< this frame's windows of the chosen neurons only
     std::vector<std::int32_t> m_selectedRow;            ///< neuron -> row among the chosen, or -1
     std::vector<engine::SpikeEvent> m_selectedEvents;   ///< scratch: the chosen neurons' events
     // Density scratch of the band being drawn, reused across frames: spans and cells are swapped

@@ -33,7 +33,7 @@ void RasterPlot::drawDots(const Band& band, int index, int count, double dtMs)
 
 void RasterPlot::drawDensity(const Band& band, int index, int count, double dtMs, QCPColorMap* map)
 {
-    const SpikeWindow& window = *band.window;
+    const engine::SpikeWindow& window = *band.window;
     const std::int64_t neurons = window.width();
     const std::int64_t columns = band.columns;
     const std::int64_t cellRows = band.cellRows;

@@ -173,7 +173,7 @@ void LiveRun::refreshDenseSpikes() const
         if (!track.spikes || track.spikeWindow->steps() <= 0) {
             continue;
         }
-        const SpikeWindow& window = *track.spikeWindow;
+        const engine::SpikeWindow& window = *track.spikeWindow;
         const std::int64_t maxSteps =
             std::max<std::int64_t>(1, m_options.maxWindowValues / std::max<std::int64_t>(1, window.width()));
         engine::TimeSeries& series = m_recording[track.path][track.signal];
@@ -184,9 +184,9 @@ void LiveRun::refreshDenseSpikes() const
     m_denseStale = false;
 }
 
-SpikeWindows LiveRun::spikeWindows() const
+engine::SpikeWindows LiveRun::spikeWindows() const
 {
-    SpikeWindows out;
+    engine::SpikeWindows out;
     for (const auto& [path, module] : m_plotModel->namedModules()) {
         for (const Track& track : m_tracks) {
             if (track.spikes && track.path == path && track.spikeWindow->steps() > 0) {
@@ -223,7 +223,7 @@ bool LiveRun::stage(Track& track, engine::ProbeSnapshot& snapshot)
     if (snapshot.width != track.width) {  // the engine's count is the truth
         track.width = snapshot.width;
         if (track.spikes) {
-            *track.spikeWindow = SpikeWindow(track.width);
+            *track.spikeWindow = engine::SpikeWindow(track.width);
         }
         clearTrack(track);
     }
@@ -364,7 +364,7 @@ void LiveRun::appendToSeries(Track& track, std::int64_t firstStep, const float* 
 void LiveRun::appendToWindow(Track& track, std::int64_t firstStep,
                              std::span<const engine::SpikeEvent> events, std::int64_t end)
 {
-    SpikeWindow& window = *track.spikeWindow;
+    engine::SpikeWindow& window = *track.spikeWindow;
     if (window.steps() <= 0 || window.endStep() != firstStep) {
         window.restart(firstStep);
     }

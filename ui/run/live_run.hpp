@@ -70,7 +70,7 @@
 #include "engine/core/module.hpp"
 #include "engine/core/recording.hpp"
 #include "engine/runtime/simulation_controller.hpp"
-#include "ui/plots/spike_window.hpp"
+#include "engine/runtime/spike_window.hpp"
 
 #include <QObject>
 #include <QString>
@@ -225,7 +225,7 @@ public:
     /// The spike window of every spiking module that covers at least one step, in the tree
     /// order of plotModel(); see the file comment. The pointers stay valid until the set of
     /// spiking modules changes (replaceModel()); the windows change with each poll.
-    SpikeWindows spikeWindows() const;
+    engine::SpikeWindows spikeWindows() const;
     /// A read-only copy of the model's structure and parameters for the plots (RasterPlot walks
     /// it; TracePlot reads thresholds). The worker never touches it; its States are not live.
     const engine::Module& plotModel() const { return *m_plotModel; }
@@ -273,7 +273,7 @@ private:
         std::int64_t stagedRows = 0;
         std::vector<float> staged;     ///< trace: drained, not yet committed rows
         std::vector<engine::SpikeEvent> stagedEvents;  ///< spikes: drained, not yet committed
-        std::unique_ptr<SpikeWindow> spikeWindow;      ///< spikes: the committed events
+        std::unique_ptr<engine::SpikeWindow> spikeWindow;      ///< spikes: the committed events
         std::int64_t windowEnd = 0;    ///< one past the last step in the series (when present)
     };
     /// One trace: what the caller sees, and who asked for it.

@@ -55,7 +55,7 @@ LiveRun::Prepared LiveRun::prepare(std::unique_ptr<engine::Module> model)
             track.signal = spikeSignal(*node.module);
             track.width = node.sizeOut;
             track.spikes = true;
-            track.spikeWindow = std::make_unique<SpikeWindow>(track.width);
+            track.spikeWindow = std::make_unique<engine::SpikeWindow>(track.width);
             out.spikeTracks.push_back(std::move(track));
         }
     }

@@ -168,7 +168,7 @@ bool MainWindow::runSteps(int steps, QString* error)
     if (!failure.isEmpty()) {
         return fail(failure);
     }
-    const SpikeSummary spikes = summariseSpikes(m_run->spikeWindows());
+    const engine::SpikeSummary spikes = engine::summariseSpikes(m_run->spikeWindows());
     QString text = tr("Ran %L1 steps in %2 ms — %L3 spikes in the plotted window")
                        .arg(steps)
                        .arg(QLocale().toString(elapsedMs, 'f', elapsedMs < 10.0 ? 2 : 1))

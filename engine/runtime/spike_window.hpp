@@ -13,6 +13,8 @@
 // spikes; the live events lie in that span, in step order and, within a step, in the order they
 // were appended (the engine's: neuron order), each with neuron in [0, width()) and count >= 1;
 // spikeCount() is the sum of their counts.
+// Qt-free data in the runtime: the GUI's run (ui/run) fills windows, the raster (ui/plots) draws
+// them, neither includes the other. Also the spike totals of windows and recordings.
 // Thread: not thread-safe; LiveRun's (the GUI) thread owns the windows it keeps.
 #pragma once
 
@@ -26,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace spike::ui {
+namespace spike::engine {
 
 /// The spike events of one spiking module over a window of steps; see the file comment.
 class SpikeWindow {
@@ -143,4 +145,18 @@ struct NamedSpikeWindow {
 /// Every spiking module's window, in the model's tree order.
 using SpikeWindows = std::vector<NamedSpikeWindow>;
 
-}  // namespace spike::ui
+/// Spike totals of a recording or of spike windows.
+struct SpikeSummary {
+    std::int64_t spikes = 0;  ///< sum of all spike counts
+    std::int64_t events = 0;  ///< (time step, neuron) pairs with at least one spike
+    std::int64_t multi = 0;   ///< events with more than one spike
+    int series = 0;           ///< spiking series (one per spiking leaf module)
+};
+
+/// Totals over every series of `recording` flagged as spikes.
+SpikeSummary summariseSpikes(const Recording& recording);
+/// Totals over every window of `windows` (the same numbers for the same data, in O(windows)
+/// for spikes and events; `multi` scans the events).
+SpikeSummary summariseSpikes(const SpikeWindows& windows);
+
+}  // namespace spike::engine

@@ -1,5 +1,5 @@
 // SpikeWindow. See spike_window.hpp.
-#include "ui/plots/spike_window.hpp"
+#include "engine/runtime/spike_window.hpp"
 
 #include "engine/tensor/error.hpp"
 
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-namespace spike::ui {
+namespace spike::engine {
 
 namespace {
 
@@ -171,4 +171,44 @@ SpikeWindow SpikeWindow::fromDense(const engine::TimeSeries& series)
     return out;
 }
 
-}  // namespace spike::ui
+SpikeSummary summariseSpikes(const Recording& recording)
+{
+    SpikeSummary out;
+    for (const auto& [path, bySignal] : recording) {
+        for (const auto& [attr, series] : bySignal) {
+            if (!series.spikes) {
+                continue;
+            }
+            ++out.series;
+            const Tensor& d = series.data;
+            for (std::int64_t i = 0; i < d.numel(); ++i) {
+                const float c = d[i];
+                if (c > 0.0F) {
+                    out.spikes += static_cast<std::int64_t>(std::llround(c));
+                    ++out.events;
+                    out.multi += c > 1.0F ? 1 : 0;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+SpikeSummary summariseSpikes(const SpikeWindows& windows)
+{
+    SpikeSummary out;
+    for (const NamedSpikeWindow& named : windows) {
+        const SpikeWindow& window = *named.window;
+        ++out.series;
+        out.spikes += window.spikeCount();
+        out.events += window.eventCount();
+        if (window.spikeCount() > window.eventCount()) {
+            for (const SpikeEvent& e : window.events()) {
+                out.multi += e.count > 1 ? 1 : 0;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace spike::engine
