@@ -1,0 +1,74 @@
+// Internal to engine/io's module factory: the config readers every type's constructor entry
+// uses (each names the key at fault), and the layer rows of the type table (layer_types.cpp).
+#pragma once
+
+#include "engine/io/module_factory.hpp"
+#include "engine/tensor/error.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spike::engine::io_detail {
+
+/// Reads an integer config entry with bounds, naming the key on error.
+inline std::int64_t configInt(const nlohmann::json& config, const std::string& key, std::int64_t lo,
+                       std::int64_t hi)
+{
+    const auto& v = config.at(key);
+    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))) {
+        throw Error("config '" + key + "': expected a whole number, got " + v.dump());
+    }
+    const auto n = v.get<std::int64_t>();
+    if (n < lo || n > hi) {
+        throw Error("config '" + key + "': expected a value in [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "], got " + std::to_string(n));
+    }
+    return n;
+}
+
+inline void requireObject(const nlohmann::json& config)
+{
+    if (!config.is_object()) {
+        throw Error("config: expected an object, got " + std::string(config.type_name()));
+    }
+}
+
+inline void rejectUnknownKeys(const nlohmann::json& config, const std::vector<std::string>& known)
+{
+    for (const auto& [k, v] : config.items()) {
+        if (std::find(known.begin(), known.end(), k) == known.end()) {
+            std::string list;
+            for (const auto& n : known) {
+                list += (list.empty() ? "'" : ", '") + n + "'";
+            }
+            throw Error("config '" + k + "': unknown key (expected " +
+                        (list.empty() ? std::string("none") : list) + ")");
+        }
+    }
+}
+
+/// Largest layer a config may ask for (10^8 neurons), so a typo cannot exhaust memory.
+constexpr std::int64_t kMaxNeurons = 100000000;
+
+/// Reads an optional boolean config entry, naming the key on error.
+inline bool configBool(const nlohmann::json& config, const std::string& key, bool fallback)
+{
+    if (!config.contains(key)) {
+        return fallback;
+    }
+    if (!config.at(key).is_boolean()) {
+        throw Error("config '" + key + "': expected true or false, got " + config.at(key).dump());
+    }
+    return config.at(key).get<bool>();
+}
+
+
+/// The layers and activations of the type table, in palette order (Linear ... Threshold).
+std::vector<ModuleTypeInfo> layerTypes();
+
+}  // namespace spike::engine::io_detail
