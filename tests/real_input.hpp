@@ -1,18 +1,31 @@
 // Real input for widget tests: events that take the path a person's input takes. Mouse clicks
 // and key presses go through QTest (spontaneous events through QApplication::notify); a wheel
 // turn is a spontaneous QWheelEvent delivered to the widget under the point, so it propagates to
-// the parents as the window system's would (QTest has no wheel function). Shared by
-// test_inspector_input and test_gui_monkey.
+// the parents as the window system's would (QTest has no wheel function). Also the one list of
+// the bundled examples. Shared by test_inspector_input, test_inspector_crashes and test_gui_monkey.
 #pragma once
 
 #include <QAbstractSpinBox>
 #include <QApplication>
+#include <QDir>
 #include <QScrollArea>
 #include <QSpontaneKeyEvent>
 #include <QWheelEvent>
 #include <QtTest/QtTest>
 
 namespace spike::tests {
+
+/// Every bundled example (":/examples/<name>.json"), sorted by name: a new example is
+/// exercised by the GUI tests without editing them.
+inline QStringList bundledExamples()
+{
+    QStringList paths;
+    const QDir dir(QStringLiteral(":/examples"));
+    for (const QString& name : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        paths << dir.filePath(name);
+    }
+    return paths;
+}
 
 /// Lets posted events run, deferred deletes included, so that a widget deleted "later" is gone
 /// before the next event (the moment a dangling pointer would be used).

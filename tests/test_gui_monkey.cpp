@@ -33,12 +33,22 @@ using spike::ui::MainWindow;
 
 namespace {
 
-const QStringList kExamples = {
-    QStringLiteral("lif_current_step.json"), QStringLiteral("lif_vs_lifrefrac.json"),
-    QStringLiteral("two_layer_lif.json"),    QStringLiteral("poisson_feedforward.json"),
-    QStringLiteral("cuba_network.json"),     QStringLiteral("dynamics_network.json"),
-    QStringLiteral("dynamics_network_driven.json"),
-};
+/// The bundled examples' file names (tests/real_input.hpp's one list).
+QStringList exampleNames()
+{
+    QStringList names;
+    for (const QString& path : spike::tests::bundledExamples()) {
+        names << path.section(QLatin1Char('/'), -1);
+    }
+    return names;
+}
+
+/// exampleNames(), read once the resources are registered (not at static initialisation).
+const QStringList& examples()
+{
+    static const QStringList names = exampleNames();
+    return names;
+}
 
 /// Actions that would end the session or only open a file dialog the monkey cancels anyway.
 const QStringList kSkippedActions = {
@@ -281,7 +291,8 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);  // recent files and recovery in test folders
         QVERIFY(m_dir.isValid());
-        for (const QString& name : kExamples) {
+        QVERIFY2(examples().size() >= 7, "the bundled examples are missing from the resources");
+        for (const QString& name : examples()) {
             const QString to = m_dir.filePath(name);
             QVERIFY(QFile::copy(QStringLiteral(":/examples/") + name, to));
             QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
@@ -291,7 +302,7 @@ private Q_SLOTS:
     void randomInputOnEveryExample_data()
     {
         QTest::addColumn<QString>("example");
-        for (const QString& name : kExamples) {
+        for (const QString& name : examples()) {
             QTest::newRow(qPrintable(name)) << name;
         }
     }
@@ -305,8 +316,8 @@ private Q_SLOTS:
         const std::uint32_t seed = qEnvironmentVariableIsSet("SPIKE_MONKEY_SEED")
                                        ? qEnvironmentVariable("SPIKE_MONKEY_SEED").toUInt()
                                        : 1U;
-        const int budgetMs = static_cast<int>(1000.0 * seconds / kExamples.size());
-        const std::uint32_t exampleSeed = seed * 7919U + static_cast<std::uint32_t>(kExamples.indexOf(example));
+        const int budgetMs = static_cast<int>(1000.0 * seconds / examples().size());
+        const std::uint32_t exampleSeed = seed * 7919U + static_cast<std::uint32_t>(examples().indexOf(example));
 
         auto window = std::make_unique<MainWindow>();
         QString error;
