@@ -9,6 +9,7 @@
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/run/live_run.hpp"
+#include "ui/run/run_session.hpp"
 #include "ui/editor/palette_widget.hpp"
 #include "ui/plots/plot_panes.hpp"
 #include "ui/plots/raster_plot.hpp"
@@ -39,6 +40,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     m_wallClock.start();
     m_doc = new GraphDocument(this);
     m_file = new DocumentFile(*m_doc, this);
+    // First, so that it sees each document signal before the views do (a run is dropped before
+    // the window reopens the document's plots, an edit reaches the run before the redraw).
+    m_session = new RunSession(*m_doc, this);
+    m_session->setTracedPathSource([this] { return tracedPath(); });
     buildCentre();
     buildDocks();
     buildActions();
@@ -46,6 +51,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     buildToolBar();
     m_clock = new QLabel(this);
     statusBar()->addPermanentWidget(m_clock);
+    applySpeed();
+    applyBackend();
+    connect(m_session, &RunSession::started, this, &MainWindow::attachPlotRequests);
+    connect(m_session, &RunSession::rebuilt, this, &MainWindow::attachPlotRequests);  // panes whose module came back
+    connect(m_session, &RunSession::tracesChanged, this, &MainWindow::attachPlotRequests);
+    connect(m_session, &RunSession::updated, this, &MainWindow::refreshPlots);
+    connect(m_session, &RunSession::runningChanged, this, &MainWindow::updateRunControls);
+    connect(m_session, &RunSession::dropped, this, &MainWindow::onRunDropped);
+    connect(m_session, &RunSession::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
 
     connect(m_file, &DocumentFile::windowTitleChanged, this, &MainWindow::updateTitle);
     connect(m_file, &DocumentFile::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
@@ -75,7 +89,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
 
 MainWindow::~MainWindow()
 {
-    m_run.reset();  // joins the worker before the widgets it reports to go away
+    m_session->shutdown();  // joins the worker before the widgets it reports to go away
     // The views let go of the document before it is destroyed with the window's children.
     m_inspector->setDocument(nullptr);
     m_tree->setDocument(nullptr);
@@ -182,11 +196,7 @@ void MainWindow::buildDocks()
     m_inspector->setDocument(m_doc);
     // While the simulation runs, attributes that need a rebuild are refused with the reason.
     m_inspector->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
-        if (m_run && m_run->isRunning() && !spec.liveEditable) {
-            return tr("Pause to change %1: it needs a rebuild of the simulation")
-                .arg(QString::fromStdString(spec.name));
-        }
-        return QString();
+        return m_session->editRefusal(spec);
     });
     m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector, Qt::RightDockWidgetArea);
 
@@ -290,13 +300,13 @@ void MainWindow::showInInspector(NodeId id)
         m_attributesDock->setWindowTitle(tr("Inspector"));
     }
     if (module != nullptr && !module->membraneSignal().empty()) {
-        if (m_run) {
-            m_run->setTracedPath(selectedModulePath());
+        if (run()) {
+            run()->setTracedPath(selectedModulePath());
             // A pane that plots chosen neurons of this membrane shares its track: keep its choice.
             const QScopedValueRollback<bool> guard(m_attaching, true);
             for (PlotRequest& request : m_plotRequests) {
                 if (request.probePath == selectedModulePath() && request.signal == module->membraneSignal()) {
-                    request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &request.why);
+                    request.traceId = run()->addTrace(request.probePath, request.signal, request.neurons, &request.why);
                 }
             }
         }
@@ -308,7 +318,7 @@ void MainWindow::showInInspector(NodeId id)
 
 void MainWindow::onDocumentReset()
 {
-    dropRun(tr("press Run to simulate"));
+    // The session has dropped the run (RunSession, connected first).
     openDocumentPlots();
     // Start on the first module with a membrane trace, so a first Run shows something.
     NodeId initial;
@@ -335,17 +345,7 @@ void MainWindow::onDocumentReset()
 
 void MainWindow::onAttributeChanged(NodeId id, const QString& name)
 {
-    // A running copy takes the new value between two chunks (a live edit); a change that needs a
-    // rebuild while running rebuilds the run from the document and continues it.
-    const engine::Module* module = m_doc->module(id);
-    if (m_run && module != nullptr) {
-        const engine::AttributeSpec& spec = module->spec(name.toStdString());
-        if (spec.liveEditable || !m_run->isRunning()) {
-            m_run->setAttribute(QString::fromStdString(m_doc->path(id)), spec.name, module->attribute(spec.name));
-        } else {
-            scheduleRebuild();
-        }
-    }
+    // The run took the new value already (RunSession: a live edit, or a rebuild).
     if (name == QLatin1String("dt")) {
         showTimeStep();
     }
@@ -359,9 +359,7 @@ void MainWindow::onAttributeChanged(NodeId id, const QString& name)
 
 void MainWindow::onStructureChanged()
 {
-    if (m_run) {
-        scheduleRebuild();
-    }
+    // The run rebuilds itself (RunSession); the panes follow the new structure.
     showUsefulPanes();
     updateEditActions();
 }

@@ -3,11 +3,9 @@
 // Owns: the GraphDocument (the model being edited, with its undo stack), its DocumentFile
 // (path, modified flag, recent files, autosave and recovery), the centre (breadcrumb + canvas
 // above, membrane-potential and spike-raster plots below, time axes linked), the docks
-// ("Palette", "Modules", "Inspector", "Equations"), the menus and the run toolbar, and the LiveRun of the
-// current model (created on the first Run, on a copy of the document's model; an attribute edit
-// reaches the running copy between two chunks; a structural edit, or an attribute that needs a
-// rebuild, rebuilds the run from the edited model and continues it from the same step with the
-// states of the modules that are still there).
+// ("Palette", "Modules", "Inspector", "Equations"), the menus and the run toolbar, and the
+// RunSession of the document (ui/run/run_session.hpp: when a run starts, how edits reach it,
+// rebuilds), whose run the plots show (the plot requests are routed here).
 // Invariants: the canvas, the Modules tree and the Inspector show the same document;
 // the canvas and tree selections agree (both ways); a failed open keeps the document; the
 // window title is DocumentFile::windowTitle().
@@ -15,7 +13,8 @@
 // it and show failures in message boxes. Run / Step go through the SimulationController's
 // worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
 // Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
-// toolbar, file commands, close and recovery), main_window_run.cpp (running and plots).
+// toolbar, file commands, close and recovery), main_window_run.cpp (run controls),
+// main_window_plots.cpp (plot requests and routing).
 // Thread: GUI thread only.
 #pragma once
 
@@ -52,6 +51,7 @@ class LiveRun;
 class PaletteWidget;
 class PlotPanes;
 class RasterPlot;
+class RunSession;
 class TracePlot;
 
 /// The application window; see the file comment.
@@ -62,7 +62,7 @@ public:
     /// Steps the Step spin box starts at.
     static constexpr int kDefaultSteps = 1000;
     /// Largest number of steps one Step may take.
-    static constexpr int kMaxSteps = 1000000;
+    static constexpr int kMaxSteps = 1000000;  // RunSession::kMaxSteps
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -178,14 +178,10 @@ private:
     void exportPlotInteractively(QCustomPlot* plot, const QString& suffix);
     void exportRecordingsInteractively();
     // main_window_run.cpp
-    bool ensureRun(QString* error);
-    void dropRun(const QString& reason);
-    /// Queues one rebuild of the run from the edited document (several edits of one event-loop
-    /// turn, e.g. an undo macro, rebuild once).
-    void scheduleRebuild();
-    /// Runs a queued rebuild now: LiveRun::replaceModel() with a copy of the document, the run
-    /// continuing from its step with the states carried over; a model that cannot run drops it.
-    void rebuildRun();
+    /// The session's run, or nullptr.
+    LiveRun* run() const;
+    /// The run ended: plot requests lose their traces, the plots show `reason`.
+    void onRunDropped(const QString& reason);
     // main_window_plots.cpp
     void refreshPlots();
     void clearPlots(const QString& explanation);
@@ -202,8 +198,6 @@ private:
     void showUsefulPanes();
     // main_window_run.cpp
     void updateRunControls();
-    void toggleRun();
-    void stepInteractively();
     void applySpeed();
     void applyBackend();
     void applyTimeStep();
@@ -213,7 +207,7 @@ private:
 
     GraphDocument* m_doc = nullptr;
     DocumentFile* m_file = nullptr;
-    std::unique_ptr<LiveRun> m_run;
+    RunSession* m_session = nullptr;  ///< the run policy; owns the LiveRun
     QString m_source;
     QString m_lastDir;
     NodeId m_inspected;
@@ -233,7 +227,6 @@ private:
     bool m_attaching = false;  ///< attachPlotRequests() is adding traces (their tracesChanged)
     bool m_syncingSelection = false;
     bool m_docksSized = false;
-    bool m_rebuildPending = false;  ///< a structural edit waits for rebuildRun()
 
     GraphCanvas* m_canvas = nullptr;
     GraphBreadcrumb* m_breadcrumb = nullptr;

@@ -3,6 +3,8 @@
 // offer. See main_window.hpp.
 #include "ui/window/main_window.hpp"
 
+#include "ui/run/run_session.hpp"
+
 #include "ui/document/document_file.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/run/live_run.hpp"
@@ -143,20 +145,15 @@ void MainWindow::buildActions()
     m_runAction = makeAction(QStringLiteral("action.run"), tr("Run"), QKeySequence(Qt::Key_F5),
                              tr("Run the simulation until paused; plots update live"));
     m_runAction->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
-    connect(m_runAction, &QAction::triggered, this, &MainWindow::toggleRun);
+    connect(m_runAction, &QAction::triggered, m_session, &RunSession::toggle);
     QAction* step = makeAction(QStringLiteral("action.step"), tr("Step"), QKeySequence(Qt::Key_F10),
                                tr("Run the number of steps in the Steps box, then pause"));
     step->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
-    connect(step, &QAction::triggered, this, &MainWindow::stepInteractively);
+    connect(step, &QAction::triggered, this, [this] { m_session->step(m_steps->value()); });
     for (const int n : {1, 10, 100}) {
         QAction* quick = makeAction(QStringLiteral("action.step%1").arg(n), QString::number(n), {},
                                     tr("Run %n step(s), then pause", nullptr, n));
-        connect(quick, &QAction::triggered, this, [this, n] {
-            QString error;
-            if (ensureRun(&error)) {
-                m_run->step(n);
-            }
-        });
+        connect(quick, &QAction::triggered, m_session, [this, n] { m_session->step(n); });
     }
     QAction* reset = makeAction(QStringLiteral("action.reset"), tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R),
                                 tr("Reset every state and restart time at zero"));
@@ -510,7 +507,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
-    m_run.reset();
+    m_session->shutdown();
     m_file->close();
     event->accept();
 }

@@ -125,9 +125,9 @@ bool MainWindow::plotSignal(const QString& path, const QString& signal, const QS
     }
     request.probePath = QString::fromStdString(probePath);
     request.signal = probeSignal;
-    if (m_run) {
+    if (run()) {
         const QScopedValueRollback<bool> guard(m_attaching, true);
-        request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &why);
+        request.traceId = run()->addTrace(request.probePath, request.signal, request.neurons, &why);
         if (request.traceId == 0) {
             return fail(why);
         }
@@ -153,9 +153,9 @@ void MainWindow::closePlotPane(int key)
     if (found == m_plotRequests.end()) {
         return;
     }
-    if (m_run && found->traceId != 0) {
+    if (run() && found->traceId != 0) {
         const QScopedValueRollback<bool> guard(m_attaching, true);
-        m_run->removeTrace(found->traceId);
+        run()->removeTrace(found->traceId);
     }
     m_plotRequests.erase(found);
     m_panes->removeTracePane(key);
@@ -164,16 +164,16 @@ void MainWindow::closePlotPane(int key)
 
 void MainWindow::attachPlotRequests()
 {
-    if (!m_run || m_attaching) {
+    if (!run() || m_attaching) {
         return;
     }
     const QScopedValueRollback<bool> guard(m_attaching, true);
-    const std::vector<int> live = m_run->traceIds();
+    const std::vector<int> live = run()->traceIds();
     for (PlotRequest& request : m_plotRequests) {
         if (request.traceId != 0 && std::find(live.begin(), live.end(), request.traceId) != live.end()) {
             continue;
         }
-        request.traceId = m_run->addTrace(request.probePath, request.signal, request.neurons, &request.why);
+        request.traceId = run()->addTrace(request.probePath, request.signal, request.neurons, &request.why);
     }
 }
 
@@ -246,12 +246,12 @@ void MainWindow::showUsefulPanes()
 void MainWindow::refreshPlots()
 {
     updateRunControls();
-    if (!m_run || m_run->currentStep() == 0) {
+    if (!run() || run()->currentStep() == 0) {
         return;
     }
     // Spikes as events (never the dense recording), traces by id: a refresh costs what changed.
-    const engine::Module& root = m_run->plotModel();
-    m_rasterPlot->showSpikes(root, m_run->spikeWindows(), m_run->timeStep());
+    const engine::Module& root = run()->plotModel();
+    m_rasterPlot->showSpikes(root, run()->spikeWindows(), run()->timeStep());
     const auto moduleAt = [&root](const QString& path) -> const engine::Module* {
         try {
             return path.isNull() ? nullptr : &root.getSubmodule(path.toStdString());
@@ -261,22 +261,22 @@ void MainWindow::refreshPlots()
     };
 
     // The selection pane: the primary trace.
-    const QString path = m_run->tracedPath();
+    const QString path = run()->tracedPath();
     const engine::Module* module = moduleAt(path);
-    const std::string signal = m_run->tracedSignal().toStdString();
-    const engine::TimeSeries* series = m_run->primaryTraceId() != 0 ? m_run->traceSeries(m_run->primaryTraceId()) : nullptr;
+    const std::string signal = run()->tracedSignal().toStdString();
+    const engine::TimeSeries* series = run()->primaryTraceId() != 0 ? run()->traceSeries(run()->primaryTraceId()) : nullptr;
     if (series == nullptr || module == nullptr) {
         m_tracePlot->showEmpty(tr("Membrane potential"),
                                tr("time [ms] — select a neuron layer to see its membrane potential"));
     } else {
         m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
-                                signal == module->membraneSignal(), m_run->tracedNeurons());
+                                signal == module->membraneSignal(), run()->tracedNeurons());
     }
 
     // One pane per request.
     for (const PlotRequest& request : m_plotRequests) {
         TracePlot* pane = m_panes->tracePane(request.key);
-        const engine::TimeSeries* data = request.traceId != 0 ? m_run->traceSeries(request.traceId) : nullptr;
+        const engine::TimeSeries* data = request.traceId != 0 ? run()->traceSeries(request.traceId) : nullptr;
         const engine::Module* target = moduleAt(request.path);
         if (pane == nullptr) {
             continue;
@@ -290,9 +290,9 @@ void MainWindow::refreshPlots()
                              request.neurons);
         }
     }
-    const double dtMs = m_run->timeStep() * 1e3;
-    const std::int64_t end = m_run->currentStep();
-    const std::int64_t start = std::max<std::int64_t>(0, end - m_run->window());
+    const double dtMs = run()->timeStep() * 1e3;
+    const std::int64_t end = run()->currentStep();
+    const std::int64_t start = std::max<std::int64_t>(0, end - run()->window());
     m_panes->setTimeRange(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
     m_panes->replotAll();
 }
@@ -313,7 +313,7 @@ void MainWindow::clearPlots(const QString& explanation)
 
 void MainWindow::showWholeRun()
 {
-    if (m_run && m_run->currentStep() > 0) {
+    if (run() && run()->currentStep() > 0) {
         refreshPlots();
     }
 }
