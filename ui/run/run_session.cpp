@@ -156,7 +156,7 @@ void RunSession::shutdown()
 
 void RunSession::reset()
 {
-    drop(tr("state reset — press Run to simulate from t = 0"));
+    drop(tr("reset: Run starts at t = 0"));
     Q_EMIT message(tr("State reset: the next run starts at t = 0 from the initial states"));
 }
 
