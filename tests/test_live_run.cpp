@@ -15,6 +15,7 @@
 // Offscreen; no timing assertions (waits have generous timeouts only).
 #include "tests/live_run_test_helpers.hpp"
 #include "ui/run/live_run.hpp"
+#include "ui/window/plot_sources.hpp"
 #include "ui/plots/raster_plot.hpp"
 
 #include "engine/tensor/error.hpp"
@@ -191,7 +192,7 @@ private slots:
 
         // The raster draws the live recording as it draws an evolve() recording.
         spike::ui::RasterPlot raster;
-        raster.showRecording(live.plotModel(), live.recording());
+        raster.showRecording(spike::ui::rasterModulesOf(live.plotModel()), live.recording());
         QCOMPARE(raster.dotCount(), spike::engine::summariseSpikes(ref).events);
     }
 

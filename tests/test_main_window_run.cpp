@@ -5,6 +5,7 @@
 // exports and the teaching demos. Runs with QT_QPA_PLATFORM=offscreen.
 #include "tests/main_window_test_helpers.hpp"
 #include "ui/document/document_file.hpp"
+#include "ui/window/plot_sources.hpp"
 #include "ui/editor/document_tree.hpp"
 #include "ui/document/graph_commands.hpp"
 #include "ui/editor/graph_breadcrumb.hpp"
@@ -381,7 +382,7 @@ private Q_SLOTS:
         rec["E"]["spikes"] = series;
         spike::ui::RasterPlot plot;
         plot.resize(600, 400);
-        plot.showRecording(root, rec);
+        plot.showRecording(spike::ui::rasterModulesOf(root), rec);
         QVERIFY(plot.densityMode());
         QCOMPARE(plot.dotCount(), std::int64_t{0});
         QCOMPARE(plot.bandCount(), 1);

@@ -3,6 +3,7 @@
 #include "tests/trace_test_series.hpp"
 
 #include "ui/plots/plot_panes.hpp"
+#include "ui/window/plot_sources.hpp"
 #include "ui/plots/raster_plot.hpp"
 #include "ui/plots/trace_plot.hpp"
 
@@ -223,17 +224,17 @@ void TestPlotPanes::screenshotOfMixedPanes()
     spikes.spikes = true;
     recording[""]["spikes"] = spikes;
     auto* raster = new RasterPlot;
-    raster->showRecording(spiking, recording);
+    raster->showRecording(spike::ui::rasterModulesOf(spiking), recording);
     panes.setRaster(raster);
 
     LIF few(20, 20);
-    panes.addTracePane(1)->showTraces(few, QStringLiteral("lif"), QStringLiteral("vmem"),
+    panes.addTracePane(1)->showTraces(spike::ui::traceSourceOf(few), QStringLiteral("lif"), QStringLiteral("vmem"),
                                       makeSeries(500, 20, spike::test::charging));
     LIF many(1000, 1000);
     TracePlot* dense = panes.addTracePane(2);
     panes.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panes));
-    dense->showTraces(many, QStringLiteral("big"), QStringLiteral("vmem"),
+    dense->showTraces(spike::ui::traceSourceOf(many), QStringLiteral("big"), QStringLiteral("vmem"),
                       makeSeries(500, 1000, spike::test::charging));
     QVERIFY(dense->densityMode());
     panes.setTimeRange(0.0, 500.0);

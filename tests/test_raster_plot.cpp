@@ -9,6 +9,7 @@
 // Windows of modules the model does not have, or that cover no step, are left out.
 // Offscreen.
 #include "ui/plots/raster_plot.hpp"
+#include "ui/window/plot_sources.hpp"
 
 #include "engine/neurons/lif.hpp"
 #include "engine/network/network.hpp"
@@ -153,14 +154,14 @@ private slots:
         const SpikeWindows windows{{"a", "spikes", &a}, {"b", "spikes", &b}};
         RasterPlot events;
         events.resize(800, 600);
-        events.showSpikes(*root, windows, kDt);
+        events.showSpikes(spike::ui::rasterModulesOf(*root), windows, kDt);
         QVERIFY(!events.densityMode());
         QCOMPARE(events.bandCount(), 2);
         QCOMPARE(events.dotCount(), a.eventCount() + b.eventCount());
 
         RasterPlot dense;
         dense.resize(800, 600);
-        dense.showRecording(*root, denseOf(windows));
+        dense.showRecording(spike::ui::rasterModulesOf(*root), denseOf(windows));
         QVERIFY(!dense.densityMode());
         QCOMPARE(dense.bandCount(), 2);
         QCOMPARE(dense.dotCount(), events.dotCount());
@@ -185,13 +186,13 @@ private slots:
         // Wide enough for kMaxColumns time bins: more pixels than cells.
         RasterPlot events;
         events.resize(1400, 900);
-        events.showSpikes(*root, windows, kDt);
+        events.showSpikes(spike::ui::rasterModulesOf(*root), windows, kDt);
         QVERIFY(events.densityMode());
         QCOMPARE(events.dotCount(), std::int64_t{0});
         QCOMPARE(events.bandCount(), 2);
         RasterPlot dense;
         dense.resize(1400, 900);
-        dense.showRecording(*root, denseOf(windows));
+        dense.showRecording(spike::ui::rasterModulesOf(*root), denseOf(windows));
         QVERIFY(dense.densityMode());
 
         const auto fromEvents = colourMaps(events);
@@ -219,13 +220,13 @@ private slots:
         SpikeWindow a = randomWindow(3000, 0, 400, 0.01, 5);
         SpikeWindow b = randomWindow(10, 0, 400, 0.2, 6);
         RasterPlot plot;
-        plot.showSpikes(*root, {{"a", "spikes", &a}, {"b", "spikes", &b}}, kDt);
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &a}, {"b", "spikes", &b}}, kDt);
         const auto before = colourMaps(plot);
         QCOMPARE(before.size(), std::size_t{2});
         // The same sizes, other spikes (the window slid along): the maps stay, the cells change.
         a = randomWindow(3000, 50, 400, 0.02, 7);
         b = randomWindow(10, 50, 400, 0.1, 8);
-        plot.showSpikes(*root, {{"a", "spikes", &a}, {"b", "spikes", &b}}, kDt);
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &a}, {"b", "spikes", &b}}, kDt);
         const auto after = colourMaps(plot);
         QVERIFY(after == before);
         QCOMPARE(plot.bandCount(), 2);
@@ -235,7 +236,7 @@ private slots:
 
         // Another size: new maps, still two bands and the right totals.
         a = randomWindow(3000, 50, 200, 0.02, 9);
-        plot.showSpikes(*root, {{"a", "spikes", &a}, {"b", "spikes", &b}}, kDt);
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &a}, {"b", "spikes", &b}}, kDt);
         const auto resized = colourMaps(plot);
         QCOMPARE(resized.size(), std::size_t{2});
         QCOMPARE(sum(cellsOf(*resized[0])), static_cast<double>(a.spikeCount()));
@@ -249,17 +250,17 @@ private slots:
         const auto root = twoLayers(3000, 10);
         SpikeWindow live = randomWindow(3000, 0, 1500, 0.01, 14);
         RasterPlot plot;
-        plot.showSpikes(*root, {{"a", "spikes", &live}}, kDt);
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &live}}, kDt);
         for (int frame = 0; frame < 6; ++frame) {
             const std::int64_t steps = 1 + frame * 7;
             const auto seed = 20 + static_cast<unsigned>(frame);
             const SpikeWindow more = randomWindow(3000, live.endStep(), steps, 0.01, seed);
             live.append(more.events(), more.endStep());
             live.trimBefore(live.endStep() - 1500 + (frame % 2));
-            plot.showSpikes(*root, {{"a", "spikes", &live}}, kDt);
+            plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &live}}, kDt);
             const SpikeWindow copy = SpikeWindow::fromDense(live.toDense(kDt));  // a new id
             RasterPlot fresh;
-            fresh.showSpikes(*root, {{"a", "spikes", &copy}}, kDt);
+            fresh.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &copy}}, kDt);
             const auto drawn = colourMaps(plot);
             const auto expected = colourMaps(fresh);
             QCOMPARE(drawn.size(), std::size_t{1});
@@ -278,7 +279,7 @@ private slots:
         for (const std::int64_t first : {std::int64_t{-7}, std::int64_t{3}, std::int64_t{1201}}) {
             const SpikeWindow a = randomWindow(3000, first, 1300, 0.01, 12);
             RasterPlot plot;
-            plot.showSpikes(*root, {{"a", "spikes", &a}}, kDt);
+            plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &a}}, kDt);
             QVERIFY(plot.densityMode());
             const auto maps = colourMaps(plot);
             QCOMPARE(maps.size(), std::size_t{1});
@@ -299,7 +300,7 @@ private slots:
         std::vector<std::int64_t> cellCounts;
         for (const QSize size : {QSize(500, 400), QSize(1000, 800)}) {
             plot.resize(size);
-            plot.showSpikes(*root, windows, kDt);
+            plot.showSpikes(spike::ui::rasterModulesOf(*root), windows, kDt);
             QVERIFY(plot.densityMode());
             const auto maps = colourMaps(plot);
             QCOMPARE(maps.size(), std::size_t{2});
@@ -334,7 +335,7 @@ private slots:
         const SpikeWindow a = randomWindow(3000, 0, 1200, 0.3, 41);
         RasterPlot plot;
         plot.resize(120, 120);
-        plot.showSpikes(*root, {{"a", "spikes", &a}}, kDt);
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &a}}, kDt);
         const auto maps = colourMaps(plot);
         QCOMPARE(maps.size(), std::size_t{1});
         QCOMPARE(maps[0]->data()->keySize(), int{RasterPlot::kMinCellPixels});
@@ -351,11 +352,11 @@ private slots:
         const SpikeWindow empty(5);
         const SpikeWindow stranger = randomWindow(5, 0, 20, 0.3, 11);
         RasterPlot plot;
-        plot.showSpikes(*root, {{"a", "spikes", &a}, {"b", "spikes", &empty}, {"zz", "spikes", &stranger}},
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {{"a", "spikes", &a}, {"b", "spikes", &empty}, {"zz", "spikes", &stranger}},
                         kDt);
         QCOMPARE(plot.bandCount(), 1);
         QCOMPARE(plot.dotCount(), a.eventCount());
-        plot.showSpikes(*root, {}, kDt);
+        plot.showSpikes(spike::ui::rasterModulesOf(*root), {}, kDt);
         QCOMPARE(plot.bandCount(), 0);
         QCOMPARE(plot.dotCount(), std::int64_t{0});
 

@@ -3,6 +3,7 @@
 #include "tests/trace_test_series.hpp"
 
 #include "ui/plots/plot_export.hpp"
+#include "ui/window/plot_sources.hpp"
 #include "ui/plots/plot_style.hpp"
 #include "ui/plots/trace_density.hpp"
 #include "ui/plots/trace_plot.hpp"
@@ -63,7 +64,7 @@ void TestTracePlot::linesUpToMaxThenDensity()
 {
     LIF layer(200, 200);
     Pane pane;
-    pane.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"),
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"),
                          makeSeries(40, TracePlot::kMaxTraces, constantAtIndex));
     QVERIFY(!pane.plot.densityMode());
     QCOMPARE(pane.plot.graphCount(), TracePlot::kMaxTraces);
@@ -72,7 +73,7 @@ void TestTracePlot::linesUpToMaxThenDensity()
     // Many dense lines: no antialiasing.
     QVERIFY(pane.plot.notAntialiasedElements().testFlag(QCP::aePlottables));
 
-    pane.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"),
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"),
                          makeSeries(40, TracePlot::kMaxTraces + 1, constantAtIndex));
     QVERIFY(pane.plot.densityMode());
     QVERIFY(pane.plot.densityMap() != nullptr);
@@ -82,7 +83,7 @@ void TestTracePlot::linesUpToMaxThenDensity()
     QVERIFY2(pane.plot.title().contains(QStringLiteral("65 neurons, density view")), qPrintable(pane.plot.title()));
 
     // And back to lines: the density view is gone.
-    pane.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), makeSeries(40, 3, constantAtIndex));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"), makeSeries(40, 3, constantAtIndex));
     QVERIFY(!pane.plot.densityMode());
     QVERIFY(pane.plot.densityMap() == nullptr);
     QCOMPARE(pane.plot.graphCount(), 3);
@@ -92,7 +93,7 @@ void TestTracePlot::densityCountsEqualTracesPerCell()
 {
     LIF layer(100, 100);
     Pane pane;
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(50, 100, constantAtIndex), false);
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(50, 100, constantAtIndex), false);
     const auto& density = pane.plot.density();
     QCOMPARE(density.columns(), 50);  // fewer steps than pixels: one column per step
     QVERIFY(density.bins() >= 16);
@@ -127,7 +128,7 @@ void TestTracePlot::densityMeanIsTheAnalyticMean()
     LIF layer(100, 100);
     Pane pane;
     // Ramps: trace k is k + 0.5 t, so the mean over the traces at step t is 49.5 + 0.5 t.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"),
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"),
                          makeSeries(300, 100, [](std::int64_t t, std::int64_t k) { return static_cast<double>(k) + 0.5 * static_cast<double>(t); }),
                          false);
     QCPGraph* mean = pane.plot.meanGraph();
@@ -157,7 +158,7 @@ void TestTracePlot::columnsFollowPaneWidth()
 
     LIF layer(100, 100);
     Pane pane;
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(2000, 100, spike::test::sawtooth), false);
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(2000, 100, spike::test::sawtooth), false);
     // 452 pixels over 2000 steps: 5 steps per column, 400 columns (at most one per pixel).
     QCOMPARE(TracePlot::densityColumns(600, 2000), 452);
     QCOMPARE(pane.plot.density().stepsPerColumn(), std::int64_t{5});
@@ -216,7 +217,7 @@ void TestTracePlot::slidingWindowMatchesFreshMeasure()
     for (int frame = 0; end < 2600; ++frame) {
         end += 3 + frame % 11;
         const std::int64_t from = std::max<std::int64_t>(0, end - 1500);
-        live.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), window(from, end), false);
+        live.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"), window(from, end), false);
         const auto& d = live.plot.density();
         // Once the steps per column settle, a frame re-reads the new columns and the two edges.
         const int newColumns = static_cast<int>((13 + d.stepsPerColumn() - 1) / d.stepsPerColumn());
@@ -224,7 +225,7 @@ void TestTracePlot::slidingWindowMatchesFreshMeasure()
     }
     QVERIFY2(partialFrames > 100, qPrintable(QString::number(partialFrames)));
     Pane fresh;
-    fresh.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), window(end - 1500, end), false);
+    fresh.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"), window(end - 1500, end), false);
     const auto& a = live.plot.density();
     const auto& b = fresh.plot.density();
     QCOMPARE(a.windowStart(), end - 1500);
@@ -259,15 +260,15 @@ void TestTracePlot::slidingWindowMatchesFreshMeasure()
     // A restarted recording over the same steps (other samples) is measured afresh.
     const auto restarted = makeSeries(1500, 100, [&](std::int64_t t, std::int64_t n) { return -value(end - 1500 + t, n); },
                                       static_cast<double>(end - 1500) * 1e-3);
-    live.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"), restarted, false);
-    fresh.plot.showTraces(layer, QStringLiteral("other"), QStringLiteral("vmem"), restarted, false);
+    live.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"), restarted, false);
+    fresh.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("other"), QStringLiteral("vmem"), restarted, false);
     QCOMPARE(live.plot.density().remeasuredColumns(), live.plot.density().columns());
     for (int c = 0; c < a.columns(); ++c) {
         QCOMPARE(a.columnMean(c), b.columnMean(c));
         QCOMPARE(a.columnMin(c), b.columnMin(c));
     }
     // More traces from the same source: measured and kept afresh.
-    live.plot.showTraces(layer, QStringLiteral("lif"), QStringLiteral("vmem"),
+    live.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"),
                          makeSeries(1510, 120, value, static_cast<double>(end - 1500) * 1e-3), false);
     QCOMPARE(live.plot.density().remeasuredColumns(), live.plot.density().columns());
     live.plot.prepareExport();
@@ -300,7 +301,7 @@ void TestTracePlot::oneSampleSpikeShowsInItsColumn()
     Pane pane;
     // 1000 steps over ~452 columns: two or three steps per column. Trace 7 peaks at 10 mV
     // for the single step 537; all else stays at 0.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"),
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"),
                          makeSeries(1000, 100, [](std::int64_t t, std::int64_t n) { return (t == 537 && n == 7) ? 10.0 : 0.0; }),
                          false);
     const auto& density = pane.plot.density();
@@ -321,19 +322,19 @@ void TestTracePlot::freezeKeepsDataUntilUnfrozen()
     LIF layer(4, 4);
     Pane pane;
     const auto at = [](double v) { return makeSeries(20, 4, [v](std::int64_t, std::int64_t) { return v; }); };
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), at(1.0));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), at(1.0));
     pane.plot.setFrozen(true);
     QVERIFY(pane.plot.isFrozen());
     QVERIFY2(pane.plot.title().contains(QStringLiteral("frozen at t = 20 ms")), qPrintable(pane.plot.title()));
     QVERIFY(pane.plot.axisRect()->rangeZoom().testFlag(Qt::Vertical));
     QVERIFY(pane.plot.axisRect()->rangeDrag().testFlag(Qt::Horizontal));
 
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), at(2.0));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), at(2.0));
     QCOMPARE(pane.plot.graph(0)->data()->at(5)->value, 1.0);
 
     pane.plot.setFrozen(false);
     QVERIFY(!pane.plot.title().contains(QStringLiteral("frozen")));
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), at(2.0));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), at(2.0));
     QCOMPARE(pane.plot.graph(0)->data()->at(5)->value, 2.0);
 }
 
@@ -342,7 +343,7 @@ void TestTracePlot::readoutNamesNearestTrace()
     LIF layer(12, 12);
     Pane pane;
     // Three selected neurons (4, 9, 11) at 0, 5 and 10 mV.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"),
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"),
                          makeSeries(20, 3, [](std::int64_t, std::int64_t n) { return 5.0 * static_cast<double>(n); }),
                          true, {4, 9, 11});
     const QString near5 = pane.plot.readoutAt(3.0, 6.0);
@@ -361,7 +362,7 @@ void TestTracePlot::readoutGivesDensityStatistics()
 {
     LIF layer(100, 100);
     Pane pane;
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(50, 100, constantAtIndex), false);
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(50, 100, constantAtIndex), false);
     const QString text = pane.plot.readoutAt(10.0, 3.0);
     QVERIFY2(text.contains(QStringLiteral("t = 10 ms")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("mean 49.5 mV")), qPrintable(text));
@@ -374,7 +375,7 @@ void TestTracePlot::mouseMoveShowsCursorReadout()
     Pane pane;
     pane.plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&pane.plot));
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
     pane.plot.replot();
     const QPointF pixel(pane.plot.xAxis->coordToPixel(7.0), pane.plot.yAxis->coordToPixel(2.1));
     QMouseEvent move(QEvent::MouseMove, pixel, pane.plot.mapToGlobal(pixel), Qt::NoButton, Qt::NoButton,
@@ -405,7 +406,7 @@ void TestTracePlot::thresholdLinesPerMode()
     LIF layer(100, 100);
     Pane pane;
     // Default threshold: the same for every neuron, one line.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(30, 100, spike::test::sawtooth));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(30, 100, spike::test::sawtooth));
     QCOMPARE(pane.plot.thresholdLineCount(), 1);
 
     std::vector<float> thresholds(100);
@@ -414,15 +415,15 @@ void TestTracePlot::thresholdLinesPerMode()
     }
     QVERIFY(layer.setAttribute("threshold", Tensor(spike::engine::Shape{100}, thresholds)).ok);
     // Per-neuron thresholds, density view: the lowest and highest as two lines, in range.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(30, 100, spike::test::sawtooth));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(30, 100, spike::test::sawtooth));
     QCOMPARE(pane.plot.thresholdLineCount(), 2);
     QVERIFY(pane.plot.yAxis->range().contains(1.99));
     // Line view: one line per shown neuron.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(30, 5, spike::test::sawtooth), true,
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(30, 5, spike::test::sawtooth), true,
                          {0, 1, 2, 3, 4});
     QCOMPARE(pane.plot.thresholdLineCount(), 5);
     // No thresholds for a current.
-    pane.plot.showTraces(layer, QString(), QStringLiteral("isyn"), makeSeries(30, 100, spike::test::sawtooth), false);
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("isyn"), makeSeries(30, 100, spike::test::sawtooth), false);
     QCOMPARE(pane.plot.thresholdLineCount(), 0);
 }
 
@@ -430,16 +431,16 @@ void TestTracePlot::userValueRangeSurvivesUpdates()
 {
     LIF layer(4, 4);
     Pane pane;
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
     const QCPRange automatic = pane.plot.yAxis->range();
     QVERIFY(automatic.contains(3.0));
     pane.plot.yAxis->setRange(1.0, 2.0);  // as a wheel zoom or drag would
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
     QCOMPARE(pane.plot.yAxis->range().lower, 1.0);
     QCOMPARE(pane.plot.yAxis->range().upper, 2.0);
     // showEmpty forgets it.
     pane.plot.showEmpty(QStringLiteral("Membrane potential"), QStringLiteral("nothing"));
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
     QVERIFY(pane.plot.yAxis->range().contains(3.0));
 }
 
@@ -448,7 +449,7 @@ void TestTracePlot::csvOfDensityPaneHoldsEverySample()
     LIF layer(100, 100);
     Pane pane;
     const auto series = makeSeries(30, 100, [](std::int64_t t, std::int64_t n) { return 0.25 * static_cast<double>(n) - 0.5 * static_cast<double>(t); });
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), series);
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), series);
     QVERIFY(pane.plot.densityMode());
     pane.plot.prepareExport();
     const QStringList lines = spike::ui::plotCsv(pane.plot).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -467,7 +468,7 @@ void TestTracePlot::csvOfDensityPaneHoldsEverySample()
     QCOMPARE(row[2 + 42].toDouble(), 7.0);
     // The hidden graphs are not drawn, and a new update drops them until asked again.
     QVERIFY(!pane.plot.graph(1)->visible());
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), series);
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), series);
     QCOMPARE(pane.plot.graphCount(), 1);
 }
 
@@ -475,7 +476,7 @@ void TestTracePlot::csvPreparedOnItsOwnWhenUpdatesPause()
 {
     LIF layer(100, 100);
     Pane pane;
-    pane.plot.showTraces(layer, QString(), QStringLiteral("vmem"), makeSeries(30, 100, constantAtIndex));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(30, 100, constantAtIndex));
     QCOMPARE(pane.plot.graphCount(), 1);
     QTRY_COMPARE(pane.plot.graphCount(), 101);
     const QStringList lines = spike::ui::plotCsv(pane.plot).split(QLatin1Char('\n'), Qt::SkipEmptyParts);

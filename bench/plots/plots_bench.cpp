@@ -10,6 +10,7 @@
 // Prints steps/s of each run, frames per second and frame times of the gui run, and the
 // slowdown of drain and gui against engine. No assertions; results are in bench/README.md.
 #include "ui/run/live_run.hpp"
+#include "ui/window/plot_sources.hpp"
 #include "ui/plots/raster_plot.hpp"
 #include "ui/plots/trace_plot.hpp"
 
@@ -124,10 +125,10 @@ GuiResult liveRate(int neurons, int traces, std::int64_t steps, int refreshMs, b
         }
         QElapsedTimer frame;
         frame.start();
-        raster->showSpikes(run.plotModel(), run.spikeWindows(), run.timeStep());
+        raster->showSpikes(spike::ui::rasterModulesOf(run.plotModel()), run.spikeWindows(), run.timeStep());
         const qint64 tRaster = frame.nsecsElapsed();
         if (const engine::TimeSeries* series = run.traceSeries(run.primaryTraceId())) {
-            trace->showTraces(run.plotModel().getSubmodule("layer"), QStringLiteral("layer"),
+            trace->showTraces(spike::ui::traceSourceOf(run.plotModel().getSubmodule("layer")), QStringLiteral("layer"),
                               QStringLiteral("vmem"), *series, true, traced);
         }
         const qint64 tTraces = frame.nsecsElapsed();

@@ -5,7 +5,6 @@
 
 #include "ui/plots/plot_style.hpp"
 
-#include "engine/core/module.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -134,7 +133,7 @@ void RasterPlot::showEmpty(const QString& title, const QString& explanation)
     replot();
 }
 
-void RasterPlot::showRecording(const engine::Module& root, const engine::Recording& recording)
+void RasterPlot::showRecording(const std::vector<RasterModule>& modules, const engine::Recording& recording)
 {
     std::vector<engine::SpikeWindow> converted;
     engine::SpikeWindows windows;
@@ -152,7 +151,7 @@ void RasterPlot::showRecording(const engine::Module& root, const engine::Recordi
         converted.push_back(engine::SpikeWindow::fromDense(recording.at(named.path).at(named.signal)));
         named.window = &converted.back();
     }
-    showSpikes(root, windows, dt);
+    showSpikes(modules, windows, dt);
 }
 
 void RasterPlot::setNeuronSelection(const std::string& path, std::vector<std::int64_t> neurons)
@@ -170,7 +169,7 @@ std::vector<std::int64_t> RasterPlot::neuronSelection(const std::string& path) c
     return found == m_selections.end() ? std::vector<std::int64_t>{} : found->second;
 }
 
-void RasterPlot::showSpikes(const engine::Module& root, const engine::SpikeWindows& windows, double dt)
+void RasterPlot::showSpikes(const std::vector<RasterModule>& modules, const engine::SpikeWindows& windows, double dt)
 {
     std::vector<Band> bands;
     std::int64_t rows = 0;
@@ -180,7 +179,8 @@ void RasterPlot::showSpikes(const engine::Module& root, const engine::SpikeWindo
     // 0..k-1, labelled with the neurons' own indices); rebuilt per frame, O(its events).
     m_selected.clear();
     m_selected.reserve(windows.size());
-    for (const auto& [pathStd, module] : root.namedModules()) {
+    for (const RasterModule& module : modules) {
+        const std::string& pathStd = module.path;
         for (const engine::NamedSpikeWindow& named : windows) {
             if (named.path != pathStd || named.window == nullptr || named.window->steps() <= 0 ||
                 named.window->width() <= 0) {
@@ -191,7 +191,7 @@ void RasterPlot::showSpikes(const engine::Module& root, const engine::SpikeWindo
             if (named.signal != "spikes") {
                 label += QLatin1Char('.') + QString::fromStdString(named.signal);
             }
-            band.label = QStringLiteral("%1 (%2)").arg(label, QString::fromStdString(module->className()));
+            band.label = QStringLiteral("%1 (%2)").arg(label, module.className);
             band.window = named.window;
             if (const auto chosen = m_selections.find(pathStd); chosen != m_selections.end()) {
                 const engine::SpikeWindow& all = *named.window;

@@ -37,13 +37,17 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
-namespace spike::engine {
-class Module;
-}
-
 namespace spike::ui {
+
+/// A module as the raster shows it: its path and class, in the order the bands are drawn (the
+/// model's tree order). ui/window/plot_sources.hpp makes the list from a module tree.
+struct RasterModule {
+    std::string path;   ///< "" for the root
+    QString className;  ///< "LIF", in the band's label
+};
 
 /// Spike raster of a whole model.
 class RasterPlot : public QCustomPlot {
@@ -63,13 +67,12 @@ public:
 
     explicit RasterPlot(QWidget* parent = nullptr);
 
-    /// Draws every spiking series of `recording` (made by evolving `root`), in tree order:
-    /// converts them to SpikeWindows (on the time base of the first one's dt) and calls
-    /// showSpikes().
-    void showRecording(const engine::Module& root, const engine::Recording& recording);
-    /// Draws every window of `windows` that covers at least one step (modules of `root`, in
-    /// root's tree order; windows whose path is not in `root` are left out), time step `dt` [s].
-    void showSpikes(const engine::Module& root, const engine::SpikeWindows& windows, double dt);
+    /// Draws every spiking series of `recording` in the order of `modules`: converts them to
+    /// SpikeWindows (on the time base of the first one's dt) and calls showSpikes().
+    void showRecording(const std::vector<RasterModule>& modules, const engine::Recording& recording);
+    /// Draws every window of `windows` that covers at least one step, in the order of `modules`
+    /// (windows whose path is not among them are left out), time step `dt` [s].
+    void showSpikes(const std::vector<RasterModule>& modules, const engine::SpikeWindows& windows, double dt);
     /// Shows only `neurons` (ascending indices) of the spiking module at `path` from the next
     /// showSpikes() on, labelled by their own indices (Plot ▸ Spikes for chosen neurons); an
     /// empty list shows all of them again.

@@ -4,7 +4,6 @@
 
 #include "ui/plots/plot_style.hpp"
 
-#include "engine/core/module.hpp"
 #include "engine/core/recording.hpp"
 
 #include <algorithm>
@@ -15,13 +14,6 @@
 namespace spike::ui {
 
 namespace {
-
-/// The module's threshold tensor (its attribute declared Role::Threshold), or nullptr.
-const engine::Tensor* findThreshold(const engine::Module& module)
-{
-    const std::optional<engine::AttributeView> view = module.attributeWithRole(engine::Role::Threshold);
-    return view ? std::get_if<engine::Tensor>(view->value) : nullptr;
-}
 
 /// Traces above this many points per trace, or more than this many traces, draw without
 /// antialiasing.
@@ -181,12 +173,12 @@ void TracePlot::addThresholdLine(double value, const QColor& colour, const QStri
     m_thresholdLabels.push_back(text);
 }
 
-QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bool* drawn,
+QCPRange TracePlot::drawThresholds(const TraceSource& source, int neurons, bool* drawn,
                                    const std::vector<std::int64_t>& selection, bool summary)
 {
     *drawn = false;
-    const engine::Tensor* threshold = findThreshold(module);
-    if (threshold == nullptr || threshold->numel() == 0) {
+    const engine::Tensor* threshold = &source.threshold;
+    if (threshold->numel() == 0) {
         return {};
     }
     const QColor grey(60, 60, 60);
@@ -201,7 +193,7 @@ QCPRange TracePlot::drawThresholds(const engine::Module& module, int neurons, bo
         *drawn = true;
         return {*lo, *hi};
     }
-    if (threshold->numel() != module.sizeOut()) {
+    if (threshold->numel() != source.size) {
         return {};
     }
     double shownLow = std::numeric_limits<double>::infinity();
@@ -277,7 +269,7 @@ QCPRange TracePlot::showLines(const float* data, std::int64_t steps, std::int64_
     return {vmin, vmax};
 }
 
-void TracePlot::showTraces(const engine::Module& module, const QString& path,
+void TracePlot::showTraces(const TraceSource& source, const QString& path,
                            const QString& signal, const engine::TimeSeries& series, bool thresholds,
                            const std::vector<std::int64_t>& neurons)
 {
@@ -327,7 +319,7 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     }
 
     bool hasThreshold = false;
-    const QCPRange th = thresholds ? drawThresholds(module, shown, &hasThreshold, neurons, dense) : QCPRange();
+    const QCPRange th = thresholds ? drawThresholds(source, shown, &hasThreshold, neurons, dense) : QCPRange();
     double vmin = values.lower;
     double vmax = values.upper;
     if (hasThreshold) {
@@ -350,14 +342,14 @@ void TracePlot::showTraces(const engine::Module& module, const QString& path,
     const QString where = path.isEmpty() ? tr("root") : QStringLiteral("'%1'").arg(path);
     // Short enough for a narrow pane: the class is in the tooltip, the canvas and the tree.
     // Neuron layers (a membrane State) have neurons, other modules channels.
-    const bool neuronLayer = module.attributeWithRole(engine::Role::Membrane).has_value();
+    const bool neuronLayer = source.neuronLayer;
     m_baseTitle = tr("%1\n%2 · %3 %4%5%6")
                       .arg(thresholds ? tr("Membrane potential") : signal, where)
                       .arg(width)
                       .arg(neuronLayer ? tr("neurons") : tr("channels"),
                            neurons.empty() ? QString() : tr(" selected"),
                            dense ? tr(", density view") : QString());
-    setToolTip(tr("%1 of %2 (%3)").arg(signal, where, QString::fromStdString(module.className())));
+    setToolTip(tr("%1 of %2 (%3)").arg(signal, where, source.className));
     updateTitle();
     xAxis->setLabel(tr("time [ms]"));
     yAxis->setLabel(m_units.isEmpty() ? signal : tr("%1 [%2]").arg(signal, m_units));

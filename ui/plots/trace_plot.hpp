@@ -34,6 +34,8 @@
 
 #include "ui/plots/trace_density.hpp"
 
+#include "engine/tensor/tensor.hpp"
+
 #include <qcustomplot.h>
 
 #include <QString>
@@ -43,11 +45,19 @@
 #include <vector>
 
 namespace spike::engine {
-class Module;
 struct TimeSeries;
 }  // namespace spike::engine
 
 namespace spike::ui {
+
+/// What a trace pane shows of the module that recorded the series, read from the model by the
+/// caller (ui/window/plot_sources.hpp: traceSourceOf()).
+struct TraceSource {
+    QString className;          ///< "LIF" (tooltip)
+    bool neuronLayer = false;   ///< columns are neurons (it has a membrane State), else channels
+    engine::Tensor threshold;   ///< its Role::Threshold attribute, scalar or per neuron (empty: none)
+    std::int64_t size = 0;      ///< its output size (a per-neuron threshold has this many values)
+};
 
 /// Plot of the recorded traces of one module.
 class TracePlot : public QCustomPlot {
@@ -65,13 +75,13 @@ public:
 
     explicit TracePlot(QWidget* parent = nullptr);
 
-    /// Plots `series` ((T, N) samples) recorded by `module` at `path`; draws the module's
-    /// threshold (its attribute declared Role::Threshold, scalar or per neuron) when it has one.
+    /// Plots `series` ((T, N) samples) recorded by the module `source` describes, at `path`;
+    /// draws its threshold (scalar or per neuron) when it has one.
     /// `signal` names the plotted series (e.g. "vmem", "v", "i_exc"); it labels the value axis.
     /// `thresholds` false (a current, a counter) draws no threshold lines. `neurons` names the
     /// neuron of each column of `series` when it holds a selection (empty: column k is neuron k).
     /// Ignored while frozen. Queues a replot.
-    void showTraces(const engine::Module& module, const QString& path, const QString& signal,
+    void showTraces(const TraceSource& source, const QString& path, const QString& signal,
                     const engine::TimeSeries& series, bool thresholds = true,
                     const std::vector<std::int64_t>& neurons = {});
     /// Removes every trace and explains why with `explanation` on the time axis label.
@@ -131,8 +141,8 @@ private:
     void removeSampleGraphs();
     void setLegendShown(bool shown);
     void setColourScaleShown(bool shown);
-    /// Draws the threshold of `module` for the shown neurons; returns [min, max] drawn.
-    QCPRange drawThresholds(const engine::Module& module, int neurons, bool* drawn,
+    /// Draws the threshold of `source` for the shown neurons; returns [min, max] drawn.
+    QCPRange drawThresholds(const TraceSource& source, int neurons, bool* drawn,
                             const std::vector<std::int64_t>& selection, bool summary);
     void addThresholdLine(double value, const QColor& colour, const QString& label);
     /// Line view of the first min(N, kMaxTraces) columns; returns the value range.

@@ -6,6 +6,7 @@
 // module comes back. Plots redraw when LiveRun's timer has drained new samples, never per step.
 // See main_window.hpp. Thread: GUI thread only.
 #include "ui/window/main_window.hpp"
+#include "ui/window/plot_sources.hpp"
 
 #include "ui/run/live_run.hpp"
 #include "ui/plots/neuron_selection.hpp"
@@ -251,7 +252,7 @@ void MainWindow::refreshPlots()
     }
     // Spikes as events (never the dense recording), traces by id: a refresh costs what changed.
     const engine::Module& root = run()->plotModel();
-    m_rasterPlot->showSpikes(root, run()->spikeWindows(), run()->timeStep());
+    m_rasterPlot->showSpikes(rasterModulesOf(root), run()->spikeWindows(), run()->timeStep());
     const auto moduleAt = [&root](const QString& path) -> const engine::Module* {
         try {
             return path.isNull() ? nullptr : &root.getSubmodule(path.toStdString());
@@ -269,7 +270,7 @@ void MainWindow::refreshPlots()
         m_tracePlot->showEmpty(tr("Membrane potential"),
                                tr("time [ms] — select a neuron layer to see its membrane potential"));
     } else {
-        m_tracePlot->showTraces(*module, path, QString::fromStdString(signal), *series,
+        m_tracePlot->showTraces(traceSourceOf(*module), path, QString::fromStdString(signal), *series,
                                 signal == module->membraneSignal(), run()->tracedNeurons());
     }
 
@@ -286,7 +287,7 @@ void MainWindow::refreshPlots()
                             tr("time [ms] — not recorded: %1").arg(request.why.isEmpty() ? tr("the module left the model") : request.why));
         } else if (data != nullptr) {
             const std::string name = request.label.toStdString();
-            pane->showTraces(*target, request.path, request.label, *data, name == target->membraneSignal(),
+            pane->showTraces(traceSourceOf(*target), request.path, request.label, *data, name == target->membraneSignal(),
                              request.neurons);
         }
     }
