@@ -264,7 +264,7 @@ private Q_SLOTS:
         w.timeStepSpinBox()->setValue(0.5);
         QCOMPARE(w.document()->undoStack()->count(), before + 1);
         for (const char* path : {"0", "1"}) {
-            QCOMPARE(w.model()->getSubmodule(path).timeStep(), static_cast<double>(0.5e-3F));
+            QVERIFY(w.model()->getSubmodule(path).timeStep() == 0.5e-3);  // as typed, 0.5 ms
         }
         w.document()->undoStack()->undo();
         QVERIFY(std::abs(w.timeStepSpinBox()->value() - 1.0) < 1e-4);
@@ -334,6 +334,10 @@ private Q_SLOTS:
                 QCOMPARE(cells[n + 1].toFloat(), vmem.data[t * 8 + n]);
             }
         }
+        // Time is step x the decimal dt (1 ms), printed as such: no float32 drift in the column.
+        QCOMPARE(vmem.dt, 0.001);
+        QCOMPARE(lines[18].section(QLatin1Char(','), 0, 0), QStringLiteral("17"));
+        QCOMPARE(lines[50].section(QLatin1Char(','), 0, 0), QStringLiteral("49"));
         // The raster CSV has one row per dot.
         const QStringList rows = spike::ui::plotCsv(*w.rasterPlot()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         const auto dots = std::count_if(rows.begin(), rows.end(), [](const QString& r) {

@@ -3,6 +3,7 @@
 // printing, and evolve() semantics (batching, chunking, recording time base, bad input).
 #include "engine/neurons/lif.hpp"
 #include "engine/layers/sequential.hpp"
+#include "engine/tensor/decimal.hpp"
 
 #include <QtTest/QtTest>
 
@@ -51,6 +52,25 @@ class TestModuleTree : public QObject {
     Q_OBJECT
 
 private slots:
+    void timeStepIsTheDecimalItWasSetTo()
+    {
+        // float32 holds 0.001 as 0.0010000000474974513; time from steps x dt must not drift by
+        // that much (issue #16: "t = 55,856,322.7 ms (55,856,320 steps)").
+        const std::pair<float, double> cases[] = {{1e-3F, 0.001}, {1e-4F, 0.0001}, {5e-4F, 0.0005},
+                                                  {0.1F, 0.1}, {2.5e-5F, 2.5e-5}};
+        for (const auto& [dt, decimal] : cases) {
+            LIF lif(2, 2, false, {{"dt", Tensor::scalar(dt)}});
+            QVERIFY(lif.timeStep() == decimal);
+            QVERIFY(static_cast<float>(lif.timeStep()) == dt);  // still the same float32
+        }
+        LIF lif(2, 2, false, {{"dt", Tensor::scalar(1e-3F)}});
+        QVERIFY(lif.timeStep() == 0.001);
+        QVERIFY(55'856'320.0 * lif.timeStep() * 1e3 == 55'856'320.0);
+        QVERIFY(std::isnan(shortestDecimal(std::nanf(""))));
+        QVERIFY(shortestDecimal(0.1F) == 0.1);
+        QVERIFY(shortestDecimal(3.0e38F) == 3.0e38);
+    }
+
     void namedModulesInInsertionOrder()
     {
         auto root = makeTree();
@@ -435,7 +455,7 @@ private slots:
             std::copy(r.output.data(), r.output.data() + 90, joined.data() + c * 90);
             const auto& v = r.record.at("0").at("vmem");
             std::copy(v.data.data(), v.data.data() + 180, joinedV.data() + c * 180);
-            QCOMPARE(v.tStart, 30.0 * c * static_cast<double>(1e-3F));
+            QCOMPARE(v.tStart, 30.0 * c * 1e-3);  // steps x the decimal dt
         }
         QVERIFY(joined.identical(full.output));
         QVERIFY(joinedV.identical(full.record.at("0").at("vmem").data));
@@ -463,7 +483,7 @@ private slots:
         QCOMPARE(r.record.size(), std::size_t{2});
         QCOMPARE(r.record.at("0").size(), std::size_t{1});
         QCOMPARE(r.record.at("1.1").at("irec").data.shape(), (Shape{20, 2, 1}));
-        QCOMPARE(r.record.at("0").at("vmem").dt, static_cast<double>(1e-3F));
+        QVERIFY(r.record.at("0").at("vmem").dt == 1e-3);  // the decimal dt
         QCOMPARE(root->evolve(randomInput(5, 4, 2)).record.size(), std::size_t{0});
         // A braced list of keys selects those keys (it must not decay to "record everything").
         const auto one = root->evolve(randomInput(5, 4, 2), {"0.vmem"});

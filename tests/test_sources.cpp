@@ -204,7 +204,7 @@ private slots:
         const auto b = src.evolve(noInput(4, 3), RecordSpec(true));
         QCOMPARE(b.output.shape(), (Shape{3, 4, 2}));
         QCOMPARE(b.record.at("").at("output").data.shape(), (Shape{3, 4, 2}));
-        QCOMPARE(b.record.at("").at("output").tStart, 5 * static_cast<double>(1e-3F));
+        QCOMPARE(b.record.at("").at("output").tStart, 5 * 1e-3);  // steps x the decimal dt
         // Hooks see the zero-channel input too.
         int calls = 0;
         auto handle =
@@ -478,7 +478,7 @@ private slots:
         QCOMPARE(seq.sizeIn(), std::int64_t{0});
         QCOMPARE(seq.sizeOut(), std::int64_t{4});
         QVERIFY(seq.spikingOutput());
-        QCOMPARE(seq.timeStep(), static_cast<double>(1e-3F));
+        QVERIFY(seq.timeStep() == 1e-3);
         const auto r = seq.evolve(noInput(200), RecordSpec(true));
         QCOMPARE(r.output.shape(), (Shape{200, 4}));
         const Tensor& drive = r.record.at("0").at("output").data;

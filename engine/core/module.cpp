@@ -4,6 +4,7 @@
 
 #include "engine/core/device_runner.hpp"
 #include "engine/core/node_runner.hpp"
+#include "engine/tensor/decimal.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -358,7 +359,7 @@ double Module::timeStep() const
     const int dtSlot = findSlot("dt");
     if (dtSlot >= 0) {
         if (const auto* t = std::get_if<Tensor>(&m_slots[static_cast<std::size_t>(dtSlot)].value)) {
-            return (*t)[0];
+            return shortestDecimal((*t)[0]);  // 1 ms, not 1.0000000474974513 ms
         }
     }
     for (const auto& [n, c] : m_children) {

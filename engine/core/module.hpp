@@ -244,7 +244,9 @@ public:
     virtual std::vector<ModuleStatistic> statistics() const;
     /// Signals this module can record during evolve() (e.g. "vmem", "spikes").
     virtual std::vector<std::string> recordableSignals() const;
-    /// Time step [s] (the "dt" attribute, else the first descendant's, else 1).
+    /// Time step [s] (the "dt" attribute, else the first descendant's, else 1), as the decimal
+    /// it was set to (engine/tensor/decimal.hpp: 0.001, not float32's 0.0010000000474974513), so
+    /// that times derived from the step count (steps x dt) do not drift.
     double timeStep() const;
     /// Steps evolved since construction or the last resetState().
     std::int64_t stepsElapsed() const { return m_steps; }

@@ -28,6 +28,30 @@ namespace {
 
 constexpr const char* kFormatName = "spikestudio.model";
 
+/// A parser's reason as one printable line: the quoted excerpt of what it last read ("last read:
+/// '...'") cut to its last 16 characters, and every byte outside printable ASCII shown as '?', so
+/// that a binary file's bytes never reach a terminal or a dialog.
+std::string printableReason(std::string reason)
+{
+    const std::string marker = "last read: '";
+    const auto start = reason.find(marker);
+    if (start != std::string::npos && reason.size() > start + marker.size() && reason.back() == '\'') {
+        const std::size_t from = start + marker.size();
+        const std::size_t length = reason.size() - 1 - from;
+        constexpr std::size_t kShown = 16;
+        if (length > kShown) {
+            reason = reason.substr(0, from) + "..." + reason.substr(reason.size() - 1 - kShown);
+        }
+    }
+    for (char& c : reason) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte > 0x7e) {
+            c = '?';
+        }
+    }
+    return reason;
+}
+
 std::string readFile(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -426,11 +450,15 @@ ModelDocument loadModelDocument(const std::string& path)
                 ++column;
             }
         }
+        // "[json.exception.parse_error.101] parse error at line 1, column 1: syntax error ...":
+        // the reason is what follows the position.
         std::string reason = e.what();
-        const auto colon = reason.rfind(": ");
+        const auto position = reason.find("column ");
+        const auto colon = reason.find(": ", position == std::string::npos ? 0 : position);
         if (colon != std::string::npos) {
             reason = reason.substr(colon + 2);
         }
+        reason = printableReason(reason);
         throw Error(path + ": invalid JSON at line " + std::to_string(line) + ", column " +
                     std::to_string(column) + ": " + reason);
     }

@@ -4,6 +4,7 @@
 #include "engine/io/model_io.hpp"
 
 #include "engine/io/json_pointer.hpp"
+#include "engine/tensor/decimal.hpp"
 #include "engine/tensor/npy.hpp"
 
 #include <charconv>
@@ -74,9 +75,7 @@ void flattenInto(const nlohmann::json& j, const std::string& pointer, std::vecto
 /// JSON number that parses back to exactly `f` as float32, written in its shortest form.
 nlohmann::json floatJson(float f)
 {
-    char buf[32];
-    const auto res = std::to_chars(buf, buf + sizeof buf, f);
-    const double shortest = std::strtod(std::string(buf, res.ptr).c_str(), nullptr);
+    const double shortest = shortestDecimal(f);
     if (static_cast<float>(shortest) == f) {
         return shortest;
     }

@@ -21,10 +21,12 @@ QString number(double v)
     return QString::number(v, 'g', 9);
 }
 
-/// A time stamp (double): 17 significant digits read back exactly.
+/// A time stamp [ms]: step x dt, printed with 15 significant digits, so that it reads as the
+/// decimal the steps mean (0.3, not 0.30000000000000004) and still tells steps apart up to
+/// 10^14 of them.
 QString timeText(double v)
 {
-    return QString::number(v, 'g', 17);
+    return QString::number(v, 'g', 15);
 }
 
 /// Whether every graph has the same keys as the first one.
