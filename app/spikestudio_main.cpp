@@ -42,6 +42,8 @@ int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("SpikeStudio"));
+    // Settings (recent files) and recovery files under SpikeStudio/, not "Unknown Organization".
+    QApplication::setOrganizationName(QStringLiteral("SpikeStudio"));
     QApplication::setApplicationVersion(QStringLiteral(SPIKE_VERSION));
 
     QCommandLineParser parser;

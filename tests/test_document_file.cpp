@@ -115,6 +115,37 @@ private Q_SLOTS:
         QCOMPARE(file.recentFiles(), QStringList{file.filePath()});
     }
 
+    void examplesAndReadOnlyFilesOpenAsCopies()
+    {
+        GraphDocument doc;
+        DocumentFile file(doc);
+        file.setAutosaveInterval(0);
+        // The bundled example opened by path (the README's first command): untitled, so that
+        // Save asks where to write instead of overwriting the example.
+        const QString example = path(QStringLiteral("lif_current_step.json"));
+        QVERIFY(QFile::copy(QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/lif_current_step.json"), example));
+        QFile::setPermissions(example, QFile::ReadOwner | QFile::WriteOwner);
+        QString error;
+        QVERIFY2(file.open(example, &error), qPrintable(error));
+        QVERIFY(file.filePath().isEmpty());
+        QCOMPARE(file.displayName(), QStringLiteral("lif_current_step.json"));
+        QVERIFY(!file.save(&error));
+        QVERIFY(file.recentFiles().isEmpty());
+        // The same name with other contents is the user's own file.
+        const QByteArray edited = readBytes(example).replace("\"tau_mem\"", "\"tau_mem\" ");
+        writeText(example, edited.toStdString());
+        QVERIFY2(file.open(example, &error), qPrintable(error));
+        QCOMPARE(file.filePath(), QFileInfo(example).absoluteFilePath());
+        // A read-only file opens as a copy too.
+        const QString locked = writeModel(QStringLiteral("locked.json"));
+        QFile::setPermissions(locked, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+        QVERIFY2(file.open(locked, &error), qPrintable(error));
+        QVERIFY(file.filePath().isEmpty());
+        QCOMPARE(file.displayName(), QStringLiteral("locked.json"));
+        QVERIFY(DocumentFile::opensAsCopy(locked));
+        QVERIFY(!DocumentFile::opensAsCopy(writeModel(QStringLiteral("mine.json"))));
+    }
+
     void openBadFilesKeepDocument()
     {
         const QString corpus = QStringLiteral(SPIKE_TEST_DATA_DIR "/corpus");

@@ -296,6 +296,11 @@ private Q_SLOTS:
             const QString to = m_dir.filePath(name);
             QVERIFY(QFile::copy(QStringLiteral(":/examples/") + name, to));
             QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
+            // One more newline: the user's own file, not a bundled example (which opens as an
+            // untitled copy), so that Save writes it as it would a person's model.
+            QFile file(to);
+            QVERIFY(file.open(QIODevice::Append));
+            file.write("\n");
         }
     }
 

@@ -25,6 +25,12 @@
 #include "engine/io/model_io.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
+
+#include <QLineEdit>
+#include <QMenu>
+#include <QTableWidget>
+#include <QDialog>
+#include <QMenuBar>
 #include "engine/tensor/npy.hpp"
 
 #include <QAction>
@@ -65,6 +71,104 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void timeStepFieldShowsMillisecondsOrSaysThereIsNone()
+    {
+        MainWindow w;  // a new, empty document: no module has a dt
+        auto* text = w.timeStepSpinBox()->findChild<QLineEdit*>();
+        QVERIFY(text != nullptr);
+        QVERIFY(!w.timeStepSpinBox()->isEnabled());
+        QCOMPARE(text->text(), QStringLiteral("no dt"));
+        QVERIFY(w.openModel(QStringLiteral(":/examples/cuba_network.json")));
+        QVERIFY(w.timeStepSpinBox()->isEnabled());
+        QCOMPARE(text->text(), QLocale().toString(0.1, 'f', 3) + QStringLiteral(" ms"));  // dt = 0.1 ms
+        QVERIFY(w.openModel(kExample));
+        QCOMPARE(text->text(), QLocale().toString(1.0, 'f', 3) + QStringLiteral(" ms"));
+    }
+
+    void statusBarSaysWhatAnEditDid()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QUndoStack* undo = w.document()->undoStack();
+        const spike::ui::NodeId layer = w.document()->findNode("0");
+        QVERIFY(spike::ui::pushCommand(*w.document(),
+                                       std::make_unique<spike::ui::SetAttributeCommand>(
+                                           *w.document(), layer, "threshold", spike::engine::Tensor::scalar(2.0F)))
+                    .ok);
+        const QString done = undo->text(0);
+        QVERIFY(!done.isEmpty());
+        const QString undoKeys = w.action(QStringLiteral("action.undo"))->shortcut().toString(QKeySequence::NativeText);
+        const QString redoKeys = w.action(QStringLiteral("action.redo"))->shortcut().toString(QKeySequence::NativeText);
+        QVERIFY(!undoKeys.isEmpty() && !redoKeys.isEmpty());
+        QCOMPARE(w.statusBar()->currentMessage(), done + QStringLiteral(" — ") + undoKeys + QStringLiteral(" undoes it"));
+        undo->undo();
+        QCOMPARE(w.statusBar()->currentMessage(),
+                 QStringLiteral("Undone: ") + done + QStringLiteral(" — ") + redoKeys + QStringLiteral(" redoes it"));
+        undo->redo();
+        QCOMPARE(w.statusBar()->currentMessage(), done + QStringLiteral(" — ") + undoKeys + QStringLiteral(" undoes it"));
+    }
+
+    void helpMenuListsShortcutsAndVersions()
+    {
+        MainWindow w;
+        const auto rows = w.shortcuts();
+        const auto has = [&rows](const QString& command, const QString& keys) {
+            return std::find(rows.begin(), rows.end(), std::make_pair(command, keys)) != rows.end();
+        };
+        QVERIFY(has(QStringLiteral("Run"), QStringLiteral("F5")));
+        QVERIFY(has(QStringLiteral("Step"), QStringLiteral("F10")));
+        QVERIFY(has(QStringLiteral("Keyboard Shortcuts"), QStringLiteral("F1")));
+        w.action(QStringLiteral("action.shortcuts"))->trigger();
+        auto* dialog = w.findChild<QDialog*>(QStringLiteral("shortcutsDialog"));
+        QVERIFY(dialog != nullptr && dialog->isVisible());
+        auto* table = dialog->findChild<QTableWidget*>();
+        QVERIFY(table != nullptr);
+        QCOMPARE(table->rowCount(), static_cast<int>(rows.size()));
+        dialog->close();
+        const QString about = w.aboutText();
+        QVERIFY2(about.contains(QStringLiteral("Qt ") + QString::fromLatin1(qVersion())), qPrintable(about));
+        QVERIFY2(about.contains(QStringLiteral("QCustomPlot 2.")), qPrintable(about));
+        std::string why;
+        const bool cuda = spike::engine::backendAvailable(spike::engine::BackendKind::Cuda, &why);
+        QVERIFY2(about.contains(cuda ? QStringLiteral("CUDA backend: available")
+                                     : QStringLiteral("CUDA backend: not available (") + QString::fromStdString(why)),
+                 qPrintable(about));
+        QVERIFY(w.menuBar()->actions().last()->text().remove(QLatin1Char('&')) == QStringLiteral("Help"));
+    }
+
+    void inspectorSaysItsStatesAreTheInitialOnesWhileARunExists()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QCOMPARE(w.inspector()->statesTitle(), QStringLiteral("States"));
+        QVERIFY(w.runSteps(20));
+        QVERIFY2(w.inspector()->statesTitle().contains(QStringLiteral("initial values")),
+                 qPrintable(w.inspector()->statesTitle()));
+        w.resetState();
+        QCOMPARE(w.inspector()->statesTitle(), QStringLiteral("States"));
+    }
+
+    void simulationMenuHoldsEveryRunCommand()
+    {
+        // docs/gui.md's menu table: Run / Pause, Step, Step 1 / 10 / 100, Reset.
+        MainWindow w;
+        QMenu* simulation = nullptr;
+        for (QAction* top : w.menuBar()->actions()) {
+            if (top->menu() != nullptr && top->text().remove(QLatin1Char('&')) == QStringLiteral("Simulation")) {
+                simulation = top->menu();
+            }
+        }
+        QVERIFY(simulation != nullptr);
+        QStringList names;
+        for (QAction* a : simulation->actions()) {
+            names << a->objectName();
+        }
+        QCOMPARE(names, (QStringList{"action.run", "action.step", "action.step1", "action.step10",
+                                     "action.step100", "action.reset"}));
+        QCOMPARE(w.action(QStringLiteral("action.step10"))->text(), QStringLiteral("Step 10"));
+        QCOMPARE(w.action(QStringLiteral("action.step10"))->iconText(), QStringLiteral("10"));
+    }
+
     void init()
     {
         QStandardPaths::setTestModeEnabled(true);  // recent files and recovery stay in test dirs

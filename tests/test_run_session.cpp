@@ -116,6 +116,26 @@ private Q_SLOTS:
         QCOMPARE(dropped.count(), 2);
     }
 
+    void stepRunsAsFastAsItCanAndRunIsPacedAgain()
+    {
+        GraphDocument doc;
+        doc.reset(lifCurrentStep());
+        RunSession session(doc);
+        session.setSpeed(spike::engine::Speed::realTime(0.01));  // 1000 steps of 1 ms: 100 s paced
+        session.step(1000);
+        QTRY_COMPARE_WITH_TIMEOUT(session.currentStep(), std::int64_t{1000}, 60000);
+        QTRY_VERIFY(!session.isRunning());
+        // Run is paced again: at x0.01 half a second of wall time is 5 simulated steps.
+        session.toggle();
+        QTRY_VERIFY(session.isRunning());
+        QTest::qWait(500);
+        session.toggle();
+        QTRY_VERIFY(!session.isRunning());
+        QVERIFY2(session.currentStep() < 1000 + 200,
+                 qPrintable(QStringLiteral("ran to step %1 while paced at x0.01").arg(session.currentStep())));
+        QVERIFY(session.currentStep() > 1000);
+    }
+
     void badStepCountsAreRefused()
     {
         GraphDocument doc;

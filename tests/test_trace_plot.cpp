@@ -12,6 +12,7 @@
 
 #include <QApplication>
 #include <QMouseEvent>
+#include <QWheelEvent>
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -56,9 +57,38 @@ private slots:
     void mouseMoveShowsCursorReadout();
     void thresholdLinesPerMode();
     void userValueRangeSurvivesUpdates();
+    void wheelZoomsTimeAndCtrlWheelTheValues();
     void csvOfDensityPaneHoldsEverySample();
     void csvPreparedOnItsOwnWhenUpdatesPause();
 };
+
+void TestTracePlot::wheelZoomsTimeAndCtrlWheelTheValues()
+{
+    LIF layer(4, 4);
+    Pane pane;
+    pane.plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane.plot));
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QStringLiteral("lif"), QStringLiteral("vmem"),
+                         makeSeries(400, 4, constantAtIndex));
+    pane.plot.replot();
+    const QPointF centre = pane.plot.axisRect()->rect().center();
+    const auto turn = [&](Qt::KeyboardModifiers modifiers) {
+        QWheelEvent event(centre, pane.plot.mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          modifiers, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&pane.plot, &event);
+    };
+    const QCPRange time = pane.plot.xAxis->range();
+    const QCPRange value = pane.plot.yAxis->range();
+    turn(Qt::NoModifier);
+    QVERIFY(pane.plot.xAxis->range().size() < time.size());  // time zoomed in
+    QCOMPARE(pane.plot.yAxis->range().lower, value.lower);   // the values stay
+    QCOMPARE(pane.plot.yAxis->range().upper, value.upper);
+    const QCPRange zoomedTime = pane.plot.xAxis->range();
+    turn(Qt::ControlModifier);
+    QVERIFY(pane.plot.yAxis->range().size() < value.size());  // values zoomed in
+    QCOMPARE(pane.plot.xAxis->range().lower, zoomedTime.lower);
+    QCOMPARE(pane.plot.xAxis->range().upper, zoomedTime.upper);
+}
 
 void TestTracePlot::linesUpToMaxThenDensity()
 {
@@ -326,7 +356,7 @@ void TestTracePlot::freezeKeepsDataUntilUnfrozen()
     pane.plot.setFrozen(true);
     QVERIFY(pane.plot.isFrozen());
     QVERIFY2(pane.plot.title().contains(QStringLiteral("frozen at t = 20 ms")), qPrintable(pane.plot.title()));
-    QVERIFY(pane.plot.axisRect()->rangeZoom().testFlag(Qt::Vertical));
+    QVERIFY(pane.plot.axisRect()->rangeZoom().testFlag(Qt::Horizontal));  // the wheel still zooms time
     QVERIFY(pane.plot.axisRect()->rangeDrag().testFlag(Qt::Horizontal));
 
     pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), at(2.0));

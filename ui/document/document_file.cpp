@@ -145,6 +145,22 @@ void DocumentFile::newDocument()
     setFile({}, {});
 }
 
+bool DocumentFile::opensAsCopy(const QString& path)
+{
+    const QFileInfo info(path);
+    // The mode bits too: for root, isWritable() is true of a read-only file.
+    constexpr auto kWriteBits = QFileDevice::WriteOwner | QFileDevice::WriteGroup | QFileDevice::WriteOther;
+    if (!info.isWritable() || (info.permissions() & kWriteBits) == 0) {
+        return true;
+    }
+    // A bundled example opened by path (the README's first command, an installed copy): the same
+    // bytes as the resource of that name.
+    QFile example(QStringLiteral(":/examples/") + info.fileName());
+    QFile file(path);
+    return example.open(QIODevice::ReadOnly) && file.open(QIODevice::ReadOnly) &&
+           example.readAll() == file.readAll();
+}
+
 bool DocumentFile::open(const QString& path, QString* error)
 {
     const bool bundled = path.startsWith(QStringLiteral(":/"));
@@ -175,7 +191,7 @@ bool DocumentFile::open(const QString& path, QString* error)
     }
     removeRecoveryFile();
     m_changedSinceAutosave = false;
-    if (bundled) {
+    if (bundled || opensAsCopy(path)) {
         setFile({}, QFileInfo(path).fileName());
     } else {
         const QString absolute = QFileInfo(path).absoluteFilePath();

@@ -77,8 +77,12 @@ public:
     void newDocument();
     /// Loads a model file (or a ":/..." bundled example, which opens untitled) into the
     /// document. On failure the document is untouched and *error is the engine's message
-    /// ("<file>: <json pointer>: <problem>"). A file on disk joins the recent files.
+    /// ("<file>: <json pointer>: <problem>"). A file on disk joins the recent files. A file
+    /// that opensAsCopy() opens untitled too, so that Save asks where to write.
     bool open(const QString& path, QString* error = nullptr);
+    /// Whether the file at `path` opens as an untitled copy: it is read-only, or it is a bundled
+    /// example (the same bytes as ":/examples/<its name>"), so that saving never overwrites it.
+    static bool opensAsCopy(const QString& path);
     /// Writes the document to filePath(); fails for an untitled document.
     bool save(QString* error = nullptr);
     /// Writes the document to `path` and makes it the document's file.

@@ -583,4 +583,17 @@ void Inspector::onStructureChanged()
     }
 }
 
+void Inspector::setRunActive(bool active)
+{
+    m_groups[2]->setTitle(active ? tr("States — initial values (the run's own are in its plots)") : tr("States"));
+    m_groups[2]->setToolTip(active ? tr("The simulation runs on a copy of the model: these are the values it "
+                                        "started from and Reset returns to. Untick to collapse")
+                                   : tr("Untick to collapse"));
+}
+
+QString Inspector::statesTitle() const
+{
+    return m_groups[2]->title();
+}
+
 }  // namespace spike::ui

@@ -61,6 +61,11 @@ public:
     /// non-live-editable attributes while running ("pause to change tau_mem: it needs a
     /// rebuild").
     void setEditGate(EditGate gate) { m_gate = std::move(gate); }
+    /// While a simulation runs on its own copy of the model, the States group says that the
+    /// values shown are the document's initial ones (the run's live values are in its plots).
+    void setRunActive(bool active);
+    /// The States group's title ("States", or the note of setRunActive()).
+    QString statesTitle() const;
     /// Shows only rows of `family` ("" shows all).
     void setFamilyFilter(const QString& family);
     QString familyFilter() const { return m_family; }

@@ -6,6 +6,8 @@
 
 #include "engine/core/recording.hpp"
 
+#include <QWheelEvent>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,7 +28,11 @@ TracePlot::TracePlot(QWidget* parent) : QCustomPlot(parent)
     m_title = setUpTimePlot(*this, tr("Membrane potential"));
     m_baseTitle = m_title->text();
     axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
-    axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    // The wheel zooms time (the axis every pane shares); with Ctrl held, the value axis.
+    axisRect()->setRangeZoom(Qt::Horizontal);
+    connect(this, &QCustomPlot::mouseWheel, this, [this](QWheelEvent* event) {
+        axisRect()->setRangeZoom((event->modifiers() & Qt::ControlModifier) != 0 ? Qt::Vertical : Qt::Horizontal);
+    });
     // Solid 1 px polylines without join handling: an order of magnitude faster on dense data.
     setPlottingHint(QCP::phFastPolylines, true);
     setAutoAddPlottableToLegend(false);

@@ -215,6 +215,7 @@ bool RunSession::runFor(double seconds, QString* error)
         QString failure;
         const QMetaObject::Connection watch =
             connect(m_live.get(), &LiveRun::failed, this, [&failure](const QString& m) { failure = m; });
+        applySpeed();
         m_live->run();
         QEventLoop loop;
         QTimer::singleShot(static_cast<int>(seconds * 1000.0), &loop, &QEventLoop::quit);
@@ -243,6 +244,7 @@ void RunSession::toggle()
         return;
     }
     if (ensure()) {
+        applySpeed();  // a Step before ran unpaced
         m_live->run();
     }
 }
@@ -250,6 +252,8 @@ void RunSession::toggle()
 void RunSession::step(int steps)
 {
     if (ensure()) {
+        // A Step runs as fast as it can (1000 steps at x0.01 would take 100 s); Run paces again.
+        m_live->setSpeed(engine::Speed::fastest());
         m_live->step(steps);
     }
 }

@@ -59,9 +59,10 @@ public:
     bool runSteps(int steps, QString* error = nullptr);
     /// Runs freely for `seconds` of wall time (the plots redraw live), then pauses.
     bool runFor(double seconds, QString* error = nullptr);
-    /// Run when paused (starting one when needed), pause when running.
+    /// Run when paused (starting one when needed) at the chosen speed, pause when running.
     void toggle();
-    /// `steps` steps at the current speed, then pause (starting a run when needed).
+    /// `steps` steps as fast as possible whatever the speed, then pause (starting a run when
+    /// needed); the next Run is paced again.
     void step(int steps);
     /// Ends the run: the next one starts at t = 0 from the document's initial states.
     void reset();

@@ -59,6 +59,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     connect(m_session, &RunSession::updated, this, &MainWindow::refreshPlots);
     connect(m_session, &RunSession::runningChanged, this, &MainWindow::updateRunControls);
     connect(m_session, &RunSession::dropped, this, &MainWindow::onRunDropped);
+    connect(m_session, &RunSession::started, m_inspector, [this] { m_inspector->setRunActive(true); });
+    connect(m_session, &RunSession::dropped, m_inspector, [this] { m_inspector->setRunActive(false); });
     connect(m_session, &RunSession::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
 
     connect(m_file, &DocumentFile::windowTitleChanged, this, &MainWindow::updateTitle);

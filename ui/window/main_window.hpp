@@ -14,7 +14,7 @@
 // worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
 // Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
 // toolbar, file commands, close and recovery), main_window_run.cpp (run controls),
-// main_window_plots.cpp (plot requests and routing).
+// main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu).
 // Thread: GUI thread only.
 #pragma once
 
@@ -27,6 +27,7 @@
 #include <QString>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 class QAction;
@@ -61,6 +62,8 @@ class MainWindow : public QMainWindow {
 public:
     /// Steps the Step spin box starts at.
     static constexpr int kDefaultSteps = 1000;
+    /// Smallest time step the toolbar's dt field takes [ms].
+    static constexpr double kMinTimeStepMs = 0.001;
     /// Largest number of steps one Step may take.
     static constexpr int kMaxSteps = 1000000;  // RunSession::kMaxSteps
 
@@ -140,6 +143,10 @@ public:
     double stepsPerSecond() const { return m_stepsPerSecond; }
     /// The action with this object name ("action.save", "action.group", ...), or nullptr.
     QAction* action(const QString& objectName) const;
+    /// (command, keys) of every action that has a shortcut, by command: Help ▸ Keyboard Shortcuts.
+    std::vector<std::pair<QString, QString>> shortcuts() const;
+    /// Help ▸ About's text: versions of SpikeStudio, Qt, QCustomPlot; whether CUDA can run here.
+    QString aboutText() const;
 
     // ---- interactive helpers (dialogs) --------------------------------------------------------
     /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
@@ -175,8 +182,14 @@ private:
     void newInteractively();
     void updateTitle();
     void updateEditActions();
+    /// The status bar says what an edit, undo or redo did (the undo stack's index moved).
+    void reportEdit(int index);
     void exportPlotInteractively(QCustomPlot* plot, const QString& suffix);
     void exportRecordingsInteractively();
+    // main_window_help.cpp
+    void buildHelpMenu();
+    void showShortcuts();
+    void showAbout();
     // main_window_run.cpp
     /// The session's run, or nullptr.
     LiveRun* run() const;
@@ -227,6 +240,7 @@ private:
     bool m_attaching = false;  ///< attachPlotRequests() is adding traces (their tracesChanged)
     bool m_syncingSelection = false;
     bool m_docksSized = false;
+    int m_undoIndex = 0;  ///< the undo stack's index reportEdit() saw last
 
     GraphCanvas* m_canvas = nullptr;
     GraphBreadcrumb* m_breadcrumb = nullptr;

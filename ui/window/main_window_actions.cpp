@@ -151,8 +151,9 @@ void MainWindow::buildActions()
     step->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
     connect(step, &QAction::triggered, this, [this] { m_session->step(m_steps->value()); });
     for (const int n : {1, 10, 100}) {
-        QAction* quick = makeAction(QStringLiteral("action.step%1").arg(n), QString::number(n), {},
+        QAction* quick = makeAction(QStringLiteral("action.step%1").arg(n), tr("Step %1").arg(n), {},
                                     tr("Run %n step(s), then pause", nullptr, n));
+        quick->setIconText(QString::number(n));  // the toolbar button: just the number
         connect(quick, &QAction::triggered, m_session, [this, n] { m_session->step(n); });
     }
     QAction* reset = makeAction(QStringLiteral("action.reset"), tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R),
@@ -161,6 +162,7 @@ void MainWindow::buildActions()
     connect(reset, &QAction::triggered, this, &MainWindow::resetState);
 
     connect(undo, &QUndoStack::indexChanged, this, &MainWindow::updateEditActions);
+    connect(undo, &QUndoStack::indexChanged, this, &MainWindow::reportEdit);
     connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::updateEditActions);
     connect(m_canvas, &GraphCanvas::networkChanged, this, &MainWindow::updateEditActions);
 }
@@ -213,9 +215,10 @@ void MainWindow::buildMenus()
     }
 
     QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
-    for (const char* name : {"run", "step", "reset"}) {
+    for (const char* name : {"run", "step", "step1", "step10", "step100", "reset"}) {
         simulation->addAction(action(QStringLiteral("action.") + QLatin1String(name)));
     }
+    buildHelpMenu();
 }
 
 void MainWindow::buildToolBar()
@@ -252,8 +255,9 @@ void MainWindow::buildToolBar()
     bar->addWidget(new QLabel(tr("  dt: "), bar));
     m_dt = new QDoubleSpinBox(bar);
     m_dt->setDecimals(3);
-    m_dt->setRange(0.001, 1000.0);
+    m_dt->setRange(kMinTimeStepMs, 1000.0);
     m_dt->setSuffix(tr(" ms"));
+    m_dt->setSpecialValueText(tr("no dt"));  // shown at 0: no module has a time step
     m_dt->setKeyboardTracking(false);
     m_dt->setToolTip(tr("Time step of every module that has one (undoable; needs a rebuild while running)"));
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &MainWindow::applyTimeStep);
@@ -287,6 +291,22 @@ void MainWindow::updateTitle()
 {
     setWindowTitle(m_file->windowTitle());
     setWindowModified(m_file->isModified());
+}
+
+void MainWindow::reportEdit(int index)
+{
+    // Every edit, undo and redo says what happened (merged slider moves change no index).
+    const QUndoStack* undo = m_doc->undoStack();
+    const int previous = m_undoIndex;
+    m_undoIndex = index;
+    const auto keys = [this](const char* name) {
+        return action(QLatin1String(name))->shortcut().toString(QKeySequence::NativeText);
+    };
+    if (index > previous && index <= undo->count()) {
+        statusBar()->showMessage(tr("%1 — %2 undoes it").arg(undo->text(index - 1), keys("action.undo")));
+    } else if (index < previous && index < undo->count()) {
+        statusBar()->showMessage(tr("Undone: %1 — %2 redoes it").arg(undo->text(index), keys("action.redo")));
+    }
 }
 
 void MainWindow::updateEditActions()
@@ -493,7 +513,8 @@ bool MainWindow::maybeSave()
                     tr("%1 has changes that are not saved.").arg(m_file->displayName()),
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setInformativeText(tr("Save them before going on?"));
-    box.setDefaultButton(QMessageBox::Save);
+    // Return must neither overwrite a file nor throw work away: the default is Cancel.
+    box.setDefaultButton(QMessageBox::Cancel);
     switch (box.exec()) {
     case QMessageBox::Save: return saveInteractively();
     case QMessageBox::Discard: return true;

@@ -8,6 +8,8 @@
 #include "ui/run/live_run.hpp"
 #include "ui/run/run_session.hpp"
 
+#include "engine/tensor/decimal.hpp"
+
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -95,11 +97,16 @@ void MainWindow::showTimeStep()
         for (const auto& view : module->attributes()) {
             if (view.spec->name == "dt" && std::holds_alternative<engine::Tensor>(*view.value)) {
                 m_dt->setEnabled(true);
-                m_dt->setValue(static_cast<double>(std::get<engine::Tensor>(*view.value)[0]) * 1e3);
+                m_dt->setMinimum(kMinTimeStepMs);
+                m_dt->setValue(engine::shortestDecimal(std::get<engine::Tensor>(*view.value)[0]) * 1e3);
                 return;
             }
         }
     }
+    // No module has a time step (an empty document): the field says so instead of showing its
+    // minimum as if it were a value.
+    m_dt->setMinimum(0.0);
+    m_dt->setValue(0.0);
     m_dt->setEnabled(false);
 }
 
