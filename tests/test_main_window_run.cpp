@@ -411,6 +411,30 @@ private Q_SLOTS:
         QCOMPARE(rate->at(0)->key, (0.02 + 0.5e-4) * 1e3);
     }
 
+    void openedPanesAreSavedWithTheModel()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("with_panes.json"));
+        {
+            MainWindow w;
+            QVERIFY(w.openModel(kCuba));
+            int key = 0;
+            QVERIFY(w.plotSignal(QStringLiteral("I"), QStringLiteral("i_exc"), QStringLiteral("0-9"), nullptr, &key));
+            QVERIFY(w.plotSignal(QStringLiteral("E"), QStringLiteral("v"), QStringLiteral("random 5")));
+            w.closePlotPane(key);
+            QString error;
+            QVERIFY2(w.documentFile()->saveAs(file, &error), qPrintable(error));
+        }
+        QFile saved(file);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const nlohmann::json doc = nlohmann::json::parse(saved.readAll().toStdString());
+        QCOMPARE(QString::fromStdString(doc.at("plots").dump()),
+                 QStringLiteral(R"([{"neurons":"random 5","path":"E","signal":"v"}])"));
+        MainWindow again;
+        QVERIFY(again.openModel(file));
+        QCOMPARE(again.plotPanes()->paneKeys().size(), std::size_t{2});  // the selection pane + E's v
+    }
+
     void plotAnyRecordedState()
     {
         MainWindow w;

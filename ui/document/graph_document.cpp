@@ -103,6 +103,18 @@ void GraphDocument::load(const std::string& path)
     reset(std::move(loaded.root), loaded.extras);
 }
 
+void GraphDocument::setExtra(const std::string& key, const nlohmann::json& value)
+{
+    if (key == "layout") {
+        throw Error("GraphDocument: the \"layout\" extras are made from the node positions");
+    }
+    if (value.is_null()) {
+        m_extras.erase(key);
+    } else {
+        m_extras[key] = value;
+    }
+}
+
 nlohmann::json GraphDocument::toJson() const
 {
     nlohmann::json extras = m_extras;

@@ -120,6 +120,9 @@ public:
 
     /// The document's extras other than "layout" (e.g. "plots"), as loaded; saved back as they are.
     const nlohmann::json& extras() const { return m_extras; }
+    /// Sets the extras entry `key` ("plots"; not "layout", which the positions make), written
+    /// with the next save; a null `value` removes it. Not an undoable edit: a view's state.
+    void setExtra(const std::string& key, const nlohmann::json& value);
     QUndoStack* undoStack() { return &m_undo; }
     const engine::Module& root() const { return *m_root; }
 

@@ -206,6 +206,8 @@ private:
     void installPlotMenu(QCustomPlot* plot);
     /// Closes every requested pane, then opens the panes the document's "plots" entry names.
     void openDocumentPlots();
+    /// Writes the open panes into the document's "plots" extras (saved with the model file).
+    void storePlotRequests();
     /// Hides the raster of a model without spiking modules and the selection pane of one
     /// without a membrane, when other panes show something.
     void showUsefulPanes();
@@ -232,11 +234,13 @@ private:
         std::string signal;       ///< the signal as the run names it ("lstm.h" through "dynamics")
         QString label;            ///< the signal as the user named it
         std::vector<std::int64_t> neurons;  ///< channels (empty: all)
+        QString neuronsText;      ///< the selection as the user typed it ("all", "0-99", "random 20")
         int traceId = 0;          ///< LiveRun trace id, 0 while not recorded
         QString why;              ///< why it is not recorded (shown in the pane)
     };
     std::vector<PlotRequest> m_plotRequests;
     int m_nextPaneKey = 1;
+    bool m_openingDocumentPlots = false;  ///< openDocumentPlots() is opening the file's panes
     bool m_attaching = false;  ///< attachPlotRequests() is adding traces (their tracesChanged)
     bool m_syncingSelection = false;
     bool m_docksSized = false;

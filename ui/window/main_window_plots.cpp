@@ -111,6 +111,7 @@ bool MainWindow::plotSignal(const QString& path, const QString& signal, const QS
     request.path = path;
     request.label = signal;
     request.neurons = *selection;
+    request.neuronsText = neurons.trimmed().isEmpty() ? QStringLiteral("all") : neurons.trimmed();
     std::string probePath = path.toStdString();
     std::string probeSignal = signal.toStdString();
     for (NodeId n = id; n.valid() && n != m_doc->rootId();) {
@@ -137,6 +138,7 @@ bool MainWindow::plotSignal(const QString& path, const QString& signal, const QS
     installPlotMenu(pane);
     pane->showEmpty(tr("%1 of '%2'").arg(signal, path), tr("time [ms] — recorded from the next samples on"));
     m_plotRequests.push_back(std::move(request));
+    storePlotRequests();
     showUsefulPanes();
     if (key != nullptr) {
         *key = m_plotRequests.back().key;
@@ -159,6 +161,7 @@ void MainWindow::closePlotPane(int key)
         run()->removeTrace(found->traceId);
     }
     m_plotRequests.erase(found);
+    storePlotRequests();
     m_panes->removeTracePane(key);
     showUsefulPanes();
 }
@@ -178,6 +181,21 @@ void MainWindow::attachPlotRequests()
     }
 }
 
+void MainWindow::storePlotRequests()
+{
+    if (m_openingDocumentPlots) {
+        return;
+    }
+    // The panes a person opened are part of the model file ("plots"), so they come back with it.
+    nlohmann::json plots = nlohmann::json::array();
+    for (const PlotRequest& request : m_plotRequests) {
+        plots.push_back({{"path", request.path.toStdString()},
+                         {"signal", request.label.toStdString()},
+                         {"neurons", request.neuronsText.toStdString()}});
+    }
+    m_doc->setExtra("plots", plots.empty() ? nlohmann::json() : plots);
+}
+
 void MainWindow::openDocumentPlots()
 {
     for (const PlotRequest& request : m_plotRequests) {
@@ -188,10 +206,14 @@ void MainWindow::openDocumentPlots()
     showUsefulPanes();
     // A model file may name the panes to open with it: "plots": [{"path", "signal", "neurons"}].
     const nlohmann::json& extras = m_doc->extras();
-    const auto plots = extras.find("plots");
-    if (plots == extras.end()) {
+    if (!extras.contains("plots")) {
         return;
     }
+    // A copy: the file's entry stays as it is while its panes open (storePlotRequests() waits),
+    // so an entry that cannot open now is not dropped from the file.
+    const nlohmann::json requested = extras.at("plots");
+    const auto* plots = &requested;
+    const QScopedValueRollback<bool> loading(m_openingDocumentPlots, true);
     QStringList problems;
     if (!plots->is_array()) {
         problems << tr("\"plots\" must be a list of {\"path\", \"signal\", \"neurons\"} entries");
