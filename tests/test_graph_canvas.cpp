@@ -128,6 +128,28 @@ private Q_SLOTS:
         QCOMPARE(out->from(), port(f.item("L"), "spikes", false));
     }
 
+    void undoOfADeletePutsANodeBackWhereItStood()
+    {
+        // A node placed by the default layout (the document has no position for it) comes back
+        // where it stood, not beside the others.
+        GraphDocument doc;
+        Json model = sampleModel();
+        model.erase("layout");
+        doc.fromJson(model);
+        GraphCanvas canvas;
+        canvas.resize(1000, 700);
+        canvas.setDocument(&doc);
+        canvas.show();
+        const NodeId e = doc.findNode("E");
+        QVERIFY(!doc.position(e).has_value());
+        const QPointF before = canvas.nodeItem(e)->pos();
+        push(doc, std::make_unique<DeleteNodesCommand>(doc, std::vector<NodeId>{e}));
+        QVERIFY(canvas.nodeItem(e) == nullptr);
+        doc.undoStack()->undo();
+        QVERIFY(canvas.nodeItem(e) != nullptr);
+        QCOMPARE(canvas.nodeItem(e)->pos(), before);
+    }
+
     void editsUpdateItemsWithoutRebuild()
     {
         Fixture f;

@@ -538,7 +538,9 @@ void GraphCanvas::onNodeAdded(NodeId id)
         return;
     }
     GraphNodeItem* item = addNodeItem(id);
-    if (!m_doc->position(id)) {
+    if (const auto before = m_removedAt.find(id); !m_doc->position(id) && before != m_removedAt.end()) {
+        item->setPos(before->second);  // a node put back (undo of a delete) returns where it was
+    } else if (!m_doc->position(id)) {
         QRectF others;
         for (const auto& [other, it] : m_nodes) {
             if (other != id) {
@@ -572,6 +574,9 @@ void GraphCanvas::onNodeAboutToBeRemoved(NodeId id)
         removeWireItem(c);
     }
     GraphNodeItem* item = it->second;
+    // Where it stood, for an undo that puts it back (nodes placed by the default layout have
+    // no position in the document).
+    m_removedAt[id] = item->pos();
     m_nodes.erase(it);
     delete item;
     updateMinimap();
