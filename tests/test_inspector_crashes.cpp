@@ -61,9 +61,10 @@ private Q_SLOTS:
 
 namespace {
 
-/// lif_current_step.json with its LIF selected, running or not.
+/// `w` on the screen with lif_current_step.json open and its LIF selected, running or not.
 void openLif(MainWindow& w, bool running)
 {
+    showMainWindow(w);
     QString error;
     QVERIFY2(w.openModel(QStringLiteral(":/examples/lif_current_step.json"), &error), qPrintable(error));
     QVERIFY(w.selectModule(QStringLiteral("lif")));
@@ -71,6 +72,14 @@ void openLif(MainWindow& w, bool running)
         w.action(QStringLiteral("action.run"))->trigger();
         QTRY_VERIFY(w.isRunning());
     }
+}
+
+/// Types `text` over the spin box's value and presses Return, then lets the edit land.
+void typeAndReturn(QDoubleSpinBox* spin, const QString& text)
+{
+    typeInto(spin, text);
+    QTest::keyClick(spin, Qt::Key_Return);
+    settle();
 }
 
 void addRunningColumn()
@@ -88,7 +97,6 @@ void TestInspectorCrashes::typedValueAndReturnCommits()
 {
     QFETCH(bool, running);
     MainWindow w;
-    showMainWindow(w);
     openLif(w, running);
     // threshold is live-editable: it reaches the run too.
     auto* editor = qobject_cast<ScalarEditor*>(editorOf(w, QStringLiteral("threshold")));
@@ -96,9 +104,7 @@ void TestInspectorCrashes::typedValueAndReturnCommits()
     QPointer<QDoubleSpinBox> spin = editor->spinBox();
     bringIntoView(spin);
     const int undo = w.document()->undoStack()->count();
-    typeInto(spin, QStringLiteral("1.25"));
-    QTest::keyClick(spin, Qt::Key_Return);
-    settle();
+    typeAndReturn(spin, QStringLiteral("1.25"));
     QVERIFY(spin != nullptr);
     QCOMPARE(editorOf(w, QStringLiteral("threshold")), editor);  // updated in place
     QCOMPARE(shownTensor(w, "threshold")[0], 1.25F);
@@ -119,7 +125,6 @@ void TestInspectorCrashes::spinBoxArrowsStep()
 {
     QFETCH(bool, running);
     MainWindow w;
-    showMainWindow(w);
     openLif(w, running);
     auto* editor = qobject_cast<ScalarEditor*>(editorOf(w, QStringLiteral("threshold")));
     QVERIFY(editor != nullptr);
@@ -140,10 +145,8 @@ void TestInspectorCrashes::spinBoxArrowsStep()
 void TestInspectorCrashes::wheelWithoutFocusScrollsTheInspector()
 {
     MainWindow w;
-    showMainWindow(w);
-    w.resize(1000, 420);  // the inspector is too short for its rows: it scrolls
-    settle();
     openLif(w, false);
+    w.resize(1000, 420);  // the inspector is too short for its rows: it scrolls
     settle();
     auto* area = w.inspector()->findChild<QScrollArea*>();
     QVERIFY(area != nullptr);
@@ -189,7 +192,6 @@ void TestInspectorCrashes::wheelWithFocusChangesTheChoice()
 {
     QFETCH(bool, running);
     MainWindow w;
-    showMainWindow(w);
     openLif(w, false);
     // leak_mode needs a rebuild while running: the gate refuses it then; pause-free choice first.
     auto* leak = qobject_cast<EnumEditor*>(editorOf(w, QStringLiteral("leak_mode")));
@@ -227,16 +229,13 @@ void TestInspectorCrashes::refusedWhileRunningKeepsTheEditor()
     // seed needs a rebuild: typed while running, it is refused with the reason, the spin box
     // returns to the document's value and stays the same widget.
     MainWindow w;
-    showMainWindow(w);
     openLif(w, true);
     auto* seed = qobject_cast<ScalarEditor*>(editorOf(w, QStringLiteral("seed")));
     QVERIFY(seed != nullptr);
     QPointer<QDoubleSpinBox> spin = seed->spinBox();
     bringIntoView(spin);
     const int undo = w.document()->undoStack()->count();
-    typeInto(spin, QStringLiteral("7"));
-    QTest::keyClick(spin, Qt::Key_Return);
-    settle();
+    typeAndReturn(spin, QStringLiteral("7"));
     QVERIFY(spin != nullptr);
     QVERIFY2(w.inspector()->lastMessage().contains(QStringLiteral("Pause to change seed")),
              qPrintable(w.inspector()->lastMessage()));
@@ -261,7 +260,6 @@ void TestInspectorCrashes::choosingFromTheDropDown()
 {
     QFETCH(bool, running);
     MainWindow w;
-    showMainWindow(w);
     openLif(w, running);
     auto* leak = qobject_cast<EnumEditor*>(editorOf(w, QStringLiteral("leak_mode")));
     QVERIFY(leak != nullptr);
@@ -295,7 +293,6 @@ void TestInspectorCrashes::tabAndClickingAwayCommit()
 {
     QFETCH(bool, running);
     MainWindow w;
-    showMainWindow(w);
     openLif(w, running);
     auto* threshold = qobject_cast<ScalarEditor*>(editorOf(w, QStringLiteral("threshold")));
     QVERIFY(threshold != nullptr);
@@ -319,7 +316,6 @@ void TestInspectorCrashes::tableCellEditCommits()
 {
     QFETCH(bool, running);
     MainWindow w;
-    showMainWindow(w);
     openLif(w, running);
     QVERIFY(w.selectModule(QStringLiteral("step")));
     settle();

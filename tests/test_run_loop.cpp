@@ -15,14 +15,20 @@ using namespace spike::tests;   // NOLINT: test file
 
 namespace {
 
+/// A CPU executor for `net` with chunks of at most `maxChunk` steps.
+std::unique_ptr<Executor> cpuExecutor(Module& net, std::int64_t maxChunk)
+{
+    ExecutorOptions options;
+    options.maxChunkSteps = maxChunk;
+    return makeCpuExecutor(net, options);
+}
+
 /// The probe rows of `request` over `steps` steps of a fresh makeNet(), advanced by `run`.
 template <typename Run>
 std::vector<float> probeRows(std::int64_t maxChunk, const ProbeRequest& request, Run&& run)
 {
     auto net = makeNet();
-    ExecutorOptions options;
-    options.maxChunkSteps = maxChunk;
-    auto executor = makeCpuExecutor(*net, options);
+    auto executor = cpuExecutor(*net, maxChunk);
     const std::int64_t width = executor->setProbes({request}).front().width;
     std::vector<float> rows;
     run(*executor, [&](std::int64_t steps) {
@@ -41,9 +47,7 @@ private slots:
     void chunkSizes()
     {
         auto net = makeNet();
-        ExecutorOptions options;
-        options.maxChunkSteps = 32;
-        auto executor = makeCpuExecutor(*net, options);
+        auto executor = cpuExecutor(*net, 32);
         RunLoop fastest;
         QCOMPARE(fastest.chunkSteps(*executor, std::nullopt), std::int64_t{32});
         QCOMPARE(fastest.chunkSteps(*executor, 10), std::int64_t{10});
@@ -113,9 +117,7 @@ private slots:
         const Tensor expected = net.evolve(input).output;
         net.resetState();
 
-        ExecutorOptions options;
-        options.maxChunkSteps = 7;
-        auto executor = makeCpuExecutor(net, options);
+        auto executor = cpuExecutor(net, 7);
         Tensor output(Shape{kSteps, kN});
         RunLoop loop;
         loop.runTo(*executor, 0, kSteps, RunRows{input.data(), kN, output.data(), kN});
@@ -126,9 +128,7 @@ private slots:
     void pacingNeverRunsAheadOfTheWallClock()
     {
         auto net = makeNet();
-        ExecutorOptions options;
-        options.maxChunkSteps = 1024;
-        auto executor = makeCpuExecutor(*net, options);
+        auto executor = cpuExecutor(*net, 1024);
         RunLoopOptions paced;
         paced.speed = Speed::realTime(1.0);  // 1 simulated ms per wall ms
         RunLoop loop(paced);
@@ -153,9 +153,7 @@ private slots:
         auto net = makeNet(0.0F);
         // A finite but huge drive overflows the membrane to infinity within a few steps.
         QVERIFY(net->getSubmodule("src").setAttribute("amplitude", Tensor(Shape{kN}, 3.0e38F)).ok);
-        ExecutorOptions options;
-        options.maxChunkSteps = 8;
-        auto executor = makeCpuExecutor(*net, options);
+        auto executor = cpuExecutor(*net, 8);
         RunLoopOptions checked;
         checked.checkFinite = true;
         RunLoop loop(checked);
