@@ -1,6 +1,7 @@
 // spikestudio: the GUI. Composition only: parses the command line (QCommandLineParser), builds
 // the main window, opens MODEL (none: an empty network), optionally runs it (--run-steps N steps,
-// or --run-for SECONDS of wall time with the plots live) and either runs the event loop, after
+// or --run-for SECONDS of wall time with the plots live) at the size the last session left
+// (--size WxH: that size; first start: 1400x900 or the screen) and either runs the event loop, after
 // offering to recover the work of a session that crashed, or, with --screenshot, saves a picture
 // of the whole window and exits. In screenshot mode no dialog is ever shown, nothing is
 // autosaved: every failure is one line on stderr and a non-zero exit.
@@ -19,8 +20,10 @@
 
 namespace {
 
-constexpr int kWindowWidth = 1400;   // [px]
+constexpr int kWindowWidth = 1400;   // [px] screenshots' default size
 constexpr int kWindowHeight = 900;   // [px]
+constexpr int kMinSide = 320;        // [px] --size bounds
+constexpr int kMaxSide = 8192;       // [px]
 
 int failWith(const QString& message)
 {
@@ -58,10 +61,16 @@ int main(int argc, char** argv)
         QStringLiteral("[MODEL]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
-        QStringLiteral("Save a %1x%2 picture of the window to OUT (PNG) and exit.")
+        QStringLiteral("Save a picture of the window to OUT (PNG) and exit; the window is "
+                       "%1x%2 unless --size says otherwise.")
             .arg(kWindowWidth)
             .arg(kWindowHeight),
         QStringLiteral("OUT"));
+    const QCommandLineOption sizeOption(
+        QStringLiteral("size"),
+        QStringLiteral("Window size WIDTHxHEIGHT in pixels (e.g. 1024x700), instead of the size "
+                       "the last session left."),
+        QStringLiteral("WxH"));
     const QCommandLineOption runStepsOption(
         QStringLiteral("run-steps"),
         QStringLiteral("Run the model for N steps of zero input after opening it."),
@@ -73,6 +82,7 @@ int main(int argc, char** argv)
     parser.addOption(screenshotOption);
     parser.addOption(runStepsOption);
     parser.addOption(runForOption);
+    parser.addOption(sizeOption);
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -100,10 +110,33 @@ int main(int argc, char** argv)
                                 .arg(parser.value(runForOption)));
         }
     }
+    QSize size;
+    if (parser.isSet(sizeOption)) {
+        const QStringList parts = parser.value(sizeOption).split(QLatin1Char('x'));
+        bool okW = false;
+        bool okH = false;
+        if (parts.size() == 2) {
+            size = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
+        }
+        if (!okW || !okH || size.width() < kMinSide || size.height() < kMinSide ||
+            size.width() > kMaxSide || size.height() > kMaxSide) {
+            return failWith(QStringLiteral("--size expects WIDTHxHEIGHT in pixels, each from %1 to %2 "
+                                           "(e.g. 1024x700), got '%3'")
+                                .arg(kMinSide)
+                                .arg(kMaxSide)
+                                .arg(parser.value(sizeOption)));
+        }
+    }
     const bool screenshot = parser.isSet(screenshotOption);
 
     spike::ui::MainWindow window;
-    window.resize(kWindowWidth, kWindowHeight);
+    if (size.isValid()) {
+        window.resize(size);
+    } else if (screenshot) {
+        window.resize(kWindowWidth, kWindowHeight);  // pictures do not depend on the last session
+    } else if (!window.restoreWindowState()) {
+        window.resize(window.defaultSize());
+    }
     if (screenshot) {
         window.documentFile()->setAutosaveInterval(0);
         window.show();  // the plots are laid out while they fill during --run-for

@@ -150,6 +150,53 @@ private Q_SLOTS:
         QCOMPARE(canvas.nodeItem(e)->pos(), before);
     }
 
+    void draggingOneNodeKeepsTheOthersWhereTheyStand()
+    {
+        // In a model without a layout, dragging one node writes every node's position, so the
+        // saved file reopens with all nodes where they stood (the default layout would put the
+        // undragged ones below the dragged one); undo returns to the default layout.
+        GraphDocument doc;
+        Json model = sampleModel();
+        model.erase("layout");
+        doc.fromJson(model);
+        GraphCanvas canvas;
+        canvas.resize(1000, 700);
+        canvas.setDocument(&doc);
+        canvas.show();
+        canvas.fitToView();
+        std::map<NodeId, QPointF> before;
+        for (NodeId id : doc.graphNodes(doc.rootId())) {
+            before[id] = canvas.nodeItem(id)->pos();
+        }
+        GraphNodeItem* e = canvas.nodeItem(doc.findNode("E"));
+        canvas.setSelection({e->id()});
+        const QPoint start = at(canvas, header(e));
+        QWidget* vp = canvas.viewport();
+        mouse(vp, QEvent::MouseButtonPress, start, Qt::LeftButton, Qt::LeftButton);
+        for (int k = 1; k <= 10; ++k) {
+            mouse(vp, QEvent::MouseMove, start + QPoint(0, 15 * k), Qt::NoButton, Qt::LeftButton);
+        }
+        mouse(vp, QEvent::MouseButtonRelease, start + QPoint(0, 150), Qt::LeftButton, Qt::NoButton);
+        QVERIFY(e->pos() != before[e->id()]);
+        GraphDocument reopened;
+        reopened.fromJson(doc.toJson());
+        GraphCanvas again;
+        again.resize(1000, 700);
+        again.setDocument(&reopened);
+        again.show();
+        for (const auto& [id, p] : before) {
+            const QString name = doc.nodeData(id, NodeRole::Path).toString();
+            const NodeId other = reopened.findNode(name.toStdString());
+            const QPointF expected = id == e->id() ? e->pos() : p;
+            QCOMPARE(again.nodeItem(other)->pos(), expected);
+        }
+        doc.undoStack()->undo();
+        for (const auto& [id, p] : before) {
+            QVERIFY(!doc.position(id).has_value());
+            QCOMPARE(canvas.nodeItem(id)->pos(), p);
+        }
+    }
+
     void editsUpdateItemsWithoutRebuild()
     {
         Fixture f;

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace spike::ui {
 
@@ -128,6 +129,16 @@ void GraphCanvas::setDocument(GraphDocument* doc)
         connect(doc, &GraphDocument::connectionAboutToBeRemoved, this, &GraphCanvas::onConnectionAboutToBeRemoved);
         connect(doc, &GraphDocument::attributeChanged, this,
                 [this](NodeId id, const QString&) { onAttributeChanged(id); });
+        // Nodes whose position an undo cleared go back to the default layout once the whole
+        // command is undone (placing them one by one would lay them out below the others).
+        connect(doc->undoStack(), &QUndoStack::indexChanged, this, [this] {
+            if (std::exchange(m_relayoutPending, false)) {
+                for (const auto& [id, pos] : defaultLayout()) {
+                    m_nodes[id]->setPos(pos);
+                }
+                updateSceneRect();
+            }
+        });
     }
     rebuild();
 }
@@ -587,6 +598,8 @@ void GraphCanvas::onNodeMoved(NodeId id)
     GraphNodeItem* item = nodeItem(id);
     if (const auto pos = m_doc->position(id); item != nullptr && pos) {
         item->setPos(*pos);
+    } else if (item != nullptr) {
+        m_relayoutPending = true;
     }
 }
 

@@ -208,6 +208,7 @@ private:
     QPointer<GraphDocument> m_doc;
     NodeId m_network;
     std::map<NodeId, GraphNodeItem*> m_nodes;
+    bool m_relayoutPending = false;  ///< an undo cleared positions: lay those nodes out again
     std::map<NodeId, QPointF> m_removedAt;  ///< last scene position of nodes taken out (undo)
     std::map<ConnectionId, GraphWireItem*> m_wires;
     std::multimap<NodeId, GraphWireItem*> m_wiresOfNode;  ///< key: source and target node ids

@@ -289,6 +289,14 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
     if (!moved) {
         return;
     }
+    // The other nodes of this network that stand where the default layout put them are pinned
+    // there by the same command: the default layout places unplaced nodes below placed ones, so
+    // without this, saving and reopening would move every node the user did not drag.
+    for (const auto& [id, item] : m_nodes) {
+        if (starts.count(id) == 0 && !m_doc->position(id)) {
+            targets.emplace_back(id, item->pos());
+        }
+    }
     if (!push(std::make_unique<MoveNodesCommand>(*m_doc, targets), pos)) {
         for (const auto& [id, start] : starts) {
             if (GraphNodeItem* item = nodeItem(id)) {

@@ -25,15 +25,28 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QScopedValueRollback>
+#include <QScreen>
+#include <QSettings>
 #include <QMenu>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace spike::ui {
+
+namespace {
+constexpr int kDefaultWidth = 1400;   // [px]
+constexpr int kDefaultHeight = 900;   // [px]
+constexpr int kLayoutVersion = 1;     // restoreState() refuses a state saved by another layout
+const char* const kGeometryKey = "window/geometry";
+const char* const kDocksKey = "window/docks";
+const char* const kSplitKey = "window/split";
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::currentPath())
 {
@@ -216,17 +229,85 @@ void MainWindow::showEvent(QShowEvent* event)
 {
     QMainWindow::showEvent(event);
     if (!m_docksSized) {
-        // Dock sizes only take once the window has its size: the left column gets the tree's
-        // natural width (capped), the inspector a fixed share, the canvas the rest.
         m_docksSized = true;
-        constexpr double kMaxLeftShare = 0.2;
-        constexpr double kMaxRightShare = 0.28;
-        const int left = std::min(m_tree->naturalWidth(), static_cast<int>(kMaxLeftShare * width()));
-        const int right = static_cast<int>(kMaxRightShare * width());
-        resizeDocks({m_paletteDock, m_attributesDock}, {left, right}, Qt::Horizontal);
-        resizeDocks({m_paletteDock, m_modulesDock}, {height() / 2, height() / 2}, Qt::Vertical);
-        m_centre->setSizes({m_centre->height() * 3 / 5, m_centre->height() * 2 / 5});
+        applyDefaultSizes();
     }
+}
+
+void MainWindow::applyDefaultSizes()
+{
+    // Dock sizes only take once the window has its size: the left column gets the tree's
+    // natural width (capped), the inspector a fixed share, the canvas the rest.
+    constexpr double kMaxLeftShare = 0.2;
+    constexpr double kMaxRightShare = 0.28;
+    const int left = std::min(m_tree->naturalWidth(), static_cast<int>(kMaxLeftShare * width()));
+    const int right = static_cast<int>(kMaxRightShare * width());
+    resizeDocks({m_paletteDock, m_attributesDock}, {left, right}, Qt::Horizontal);
+    resizeDocks({m_paletteDock, m_modulesDock}, {height() / 2, height() / 2}, Qt::Vertical);
+    m_centre->setSizes({m_centre->height() * 3 / 5, m_centre->height() * 2 / 5});
+}
+
+// ---- window layout ------------------------------------------------------------------------------
+
+QSize MainWindow::defaultSize() const
+{
+    QSize size(kDefaultWidth, kDefaultHeight);
+    if (const QScreen* s = screen()) {
+        // The frame (title bar, borders) comes on top of the size asked for.
+        const QSize frame = frameGeometry().size() - geometry().size();
+        size = size.boundedTo(s->availableGeometry().size() - frame);
+    }
+    return size;
+}
+
+bool MainWindow::restoreWindowState()
+{
+    const QSettings settings;
+    const QByteArray geometry = settings.value(QLatin1String(kGeometryKey)).toByteArray();
+    const QByteArray docks = settings.value(QLatin1String(kDocksKey)).toByteArray();
+    if (geometry.isEmpty() || docks.isEmpty() || !restoreGeometry(geometry)) {
+        return false;
+    }
+    if (!restoreState(docks, kLayoutVersion)) {
+        return false;
+    }
+    m_centre->restoreState(settings.value(QLatin1String(kSplitKey)).toByteArray());
+    m_docksSized = true;  // the user's sizes, not the defaults
+    return true;
+}
+
+void MainWindow::saveWindowState() const
+{
+    QSettings settings;
+    settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
+    settings.setValue(QLatin1String(kDocksKey), saveState(kLayoutVersion));
+    settings.setValue(QLatin1String(kSplitKey), m_centre->saveState());
+}
+
+void MainWindow::resetLayout()
+{
+    // Dock by dock rather than restoreState() of the state as built: Qt 6.4 crashes restoring
+    // a state saved before the window was first shown once docks have floated or been tabbed
+    // (found by the GUI monkey).
+    if (auto* bar = findChild<QToolBar*>(QStringLiteral("runToolBar"))) {
+        addToolBar(Qt::TopToolBarArea, bar);
+        bar->show();
+    }
+    const std::pair<QDockWidget*, Qt::DockWidgetArea> docks[] = {
+        {m_paletteDock, Qt::LeftDockWidgetArea}, {m_modulesDock, Qt::LeftDockWidgetArea},
+        {m_attributesDock, Qt::RightDockWidgetArea}, {m_equationsDock, Qt::RightDockWidgetArea}};
+    for (const auto& [d, area] : docks) {
+        removeDockWidget(d);
+    }
+    for (const auto& [d, area] : docks) {
+        d->setFloating(false);
+        addDockWidget(area, d, Qt::Vertical);
+        d->show();
+    }
+    tabifyDockWidget(m_attributesDock, m_equationsDock);
+    m_attributesDock->raise();
+    applyDefaultSizes();
+    statusBar()->showMessage(tr("Layout reset: docks and plots where a new installation has them"));
 }
 
 // ---- selection ----------------------------------------------------------------------------------
@@ -239,29 +320,58 @@ void MainWindow::onCanvasSelection(const QList<NodeId>& nodes)
     m_syncingSelection = true;
     m_tree->selectNodes(nodes);
     m_syncingSelection = false;
-    if (!nodes.isEmpty()) {
-        showInInspector(nodes.front());
+    showInInspector(inspectedFor(nodes));
+}
+
+NodeId MainWindow::inspectedFor(const QList<NodeId>& nodes)
+{
+    // The node the user picked last: one that joined the selection (a click, a ctrl-click);
+    // when none joined, the one shown so far if still selected, else the most recently picked
+    // of those left (a ctrl-click took the shown one away). Nothing selected: the network the
+    // canvas shows, so the inspector never shows a node that is not selected.
+    QList<NodeId> order;  // the selection in the order it was picked
+    for (NodeId n : m_lastSelection) {
+        if (nodes.contains(n)) {
+            order.push_back(n);
+        }
     }
+    const bool joined = order.size() < nodes.size();
+    for (NodeId n : nodes) {
+        if (!order.contains(n)) {
+            order.push_back(n);
+        }
+    }
+    m_lastSelection = order;
+    if (order.isEmpty()) {
+        return m_canvas->network();
+    }
+    return joined || !order.contains(m_inspected) ? order.back() : m_inspected;
 }
 
 void MainWindow::onTreeSelection(const QList<NodeId>& nodes)
 {
-    if (m_syncingSelection || nodes.isEmpty()) {
+    if (m_syncingSelection) {
         return;
     }
+    const NodeId inspected = inspectedFor(nodes);
     m_syncingSelection = true;
-    // Show the module that holds the first selected node, then select what of the selection
-    // it shows.
-    const NodeId parent = m_doc->parentOf(nodes.front());
-    if (parent.valid() && parent != m_canvas->network() && m_canvas->canEnter(parent)) {
+    // Show the module that holds the picked node, then select what of the selection it shows;
+    // the tree keeps only that (a selection spanning two levels cannot be shown on one canvas).
+    const NodeId parent = m_doc->parentOf(inspected);
+    if (!nodes.isEmpty() && parent.valid() && parent != m_canvas->network() && m_canvas->canEnter(parent)) {
         m_canvas->setNetwork(parent);
     }
     m_canvas->setSelection(nodes);
-    if (GraphNodeItem* item = m_canvas->nodeItem(nodes.front())) {
+    if (GraphNodeItem* item = m_canvas->nodeItem(inspected)) {
         m_canvas->ensureVisible(item);
+        const QList<NodeId> shown = m_canvas->selectedNodes();
+        if (shown != nodes) {
+            m_tree->selectNodes(shown);
+            m_lastSelection.removeIf([&shown](NodeId n) { return !shown.contains(n); });
+        }
     }
     m_syncingSelection = false;
-    showInInspector(nodes.front());
+    showInInspector(nodes.isEmpty() ? m_canvas->network() : inspected);
 }
 
 bool MainWindow::selectModule(const QString& path)
@@ -330,15 +440,21 @@ void MainWindow::onDocumentReset()
             break;
         }
     }
-    // The canvas stays on the root; the module is selected where the canvas shows it.
-    if (initial.valid()) {
+    // The canvas stays on the root: a module nested deeper is represented by the root's node
+    // that holds it (the trace still follows the first membrane, MainWindow::tracedPath()).
+    while (initial.valid() && m_doc->parentOf(initial).valid() && m_doc->parentOf(initial) != m_canvas->network()) {
+        initial = m_doc->parentOf(initial);
+    }
+    if (initial.valid() && m_canvas->nodeItem(initial) != nullptr) {
+        m_lastSelection = {initial};
         m_syncingSelection = true;
         m_tree->selectNodes({initial});
         m_canvas->setSelection({initial});
         m_syncingSelection = false;
         showInInspector(initial);
     } else {
-        showInInspector(m_doc->rootId());
+        m_lastSelection.clear();
+        showInInspector(m_canvas->network());
     }
     showTimeStep();
     updateTitle();

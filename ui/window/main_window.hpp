@@ -148,6 +148,18 @@ public:
     /// Help ▸ About's text: versions of SpikeStudio, Qt, QCustomPlot; whether CUDA can run here.
     QString aboutText() const;
 
+    // ---- window layout (QSettings "window/...") ------------------------------------------------
+    /// The window's size on first start: 1400x900, or the screen's available area when smaller.
+    QSize defaultSize() const;
+    /// Restores the geometry, the docks' arrangement and the editor/plots split that the last
+    /// session saved; false (nothing changed) when there is none or it does not apply.
+    bool restoreWindowState();
+    /// Saves what restoreWindowState() restores; called when the window closes.
+    void saveWindowState() const;
+    /// View ▸ Reset Layout: every dock back where a new installation has it (Inspector and
+    /// Equations tabbed on the right, Palette and Modules on the left), sized for the window.
+    void resetLayout();
+
     // ---- interactive helpers (dialogs) --------------------------------------------------------
     /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
     bool maybeSave();
@@ -162,8 +174,12 @@ private:
     // main_window.cpp
     void buildCentre();
     void buildDocks();
+    /// Sizes the docks and the editor/plots split for the window's current size.
+    void applyDefaultSizes();
     void onCanvasSelection(const QList<NodeId>& nodes);
     void onTreeSelection(const QList<NodeId>& nodes);
+    /// The node the inspector shows for a new selection (canvas or tree); see its comment.
+    NodeId inspectedFor(const QList<NodeId>& nodes);
     void showInInspector(NodeId id);
     void onDocumentReset();
     void onStructureChanged();
@@ -243,6 +259,7 @@ private:
     bool m_openingDocumentPlots = false;  ///< openDocumentPlots() is opening the file's panes
     bool m_attaching = false;  ///< attachPlotRequests() is adding traces (their tracesChanged)
     bool m_syncingSelection = false;
+    QList<NodeId> m_lastSelection;  ///< the selection inspectedFor() saw last
     bool m_docksSized = false;
     int m_undoIndex = 0;  ///< the undo stack's index reportEdit() saw last
 

@@ -132,6 +132,9 @@ void MainWindow::buildActions()
             });
 
     // View
+    connect(makeAction(QStringLiteral("action.resetLayout"), tr("&Reset Layout"), QKeySequence(),
+                       tr("Put every dock back where a new installation has it")),
+            &QAction::triggered, this, &MainWindow::resetLayout);
     canvasAction(QStringLiteral("action.fit"), tr("&Fit to View"), QKeySequence(Qt::CTRL | Qt::Key_0),
                  tr("Frame every node"), &GraphCanvas::fitToView);
     connect(makeAction(QStringLiteral("action.zoomIn"), tr("Zoom &In"), QKeySequence::ZoomIn, tr("Zoom in around the view centre")),
@@ -213,6 +216,8 @@ void MainWindow::buildMenus()
     for (QDockWidget* d : {m_paletteDock, m_modulesDock, m_attributesDock, m_equationsDock}) {
         view->addAction(d->toggleViewAction());
     }
+    view->addSeparator();
+    view->addAction(action(QStringLiteral("action.resetLayout")));
 
     QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
     for (const char* name : {"run", "step", "step1", "step10", "step100", "reset"}) {
@@ -528,6 +533,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    saveWindowState();
     m_session->shutdown();
     m_file->close();
     event->accept();
