@@ -71,7 +71,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void timeStepFieldShowsMillisecondsOrSaysThereIsNone()
+    void timeStepFieldAndClockShowMillisecondsOrSayThereAreNone()
     {
         MainWindow w;  // a new, empty document: no module has a dt
         auto* text = w.timeStepSpinBox()->findChild<QLineEdit*>();
@@ -83,6 +83,13 @@ private Q_SLOTS:
         QCOMPARE(text->text(), QLocale().toString(0.1, 'f', 3) + QStringLiteral(" ms"));  // dt = 0.1 ms
         QVERIFY(w.openModel(kExample));
         QCOMPARE(text->text(), QLocale().toString(1.0, 'f', 3) + QStringLiteral(" ms"));
+        QVERIFY(w.runSteps(30));
+        QCOMPARE(w.clockText(), QStringLiteral("t = %1 ms (30 steps)").arg(QLocale().toString(30.0, 'f', 1)));
+        // A model without dt (a pure ANN) counts steps, not milliseconds.
+        QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network.json")));
+        QVERIFY(!w.timeStepSpinBox()->isEnabled());
+        QVERIFY(w.runSteps(30));
+        QCOMPARE(w.clockText(), QStringLiteral("30 steps"));
     }
 
     void statusBarSaysWhatAnEditDid()

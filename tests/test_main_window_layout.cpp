@@ -4,6 +4,7 @@
 // (QSettings) and View ▸ Reset Layout restores the default; the first start fits the screen;
 // `spikestudio --size WxH --screenshot` takes that size. Runs with QT_QPA_PLATFORM=offscreen.
 #include "tests/graph_test_models.hpp"
+#include "tests/real_input.hpp"
 #include "ui/editor/document_tree.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
@@ -12,10 +13,13 @@
 
 #include <QDockWidget>
 #include <QImage>
+#include <QLabel>
+#include <QScrollArea>
 #include <QProcess>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
+#include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -244,6 +248,48 @@ private Q_SLOTS:
         QVERIFY2(size.width() <= screen.width() && size.height() <= screen.height(),
                  qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
                                 .arg(size.width()).arg(size.height()).arg(screen.width()).arg(screen.height())));
+    }
+
+    void inspectorFitsItsDock()
+    {
+        // At a laptop's 1024x700 and at 1600x1000, every module of every example: the rows fit
+        // the dock's width (no sideways scrolling, nothing cut), names elide, bounds wrap.
+        for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+            MainWindow w;
+            w.resize(size);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            auto* scroll = w.inspector()->findChild<QScrollArea*>();
+            QVERIFY(scroll != nullptr);
+            for (const QString& example : spike::tests::bundledExamples()) {
+                QVERIFY(w.openModel(example));
+                for (const auto& [path, module] : w.model()->namedModules()) {
+                    QVERIFY(w.selectModule(QString::fromStdString(path)));
+                    QApplication::processEvents();
+                    // Open every array's details (histogram or heat map, table, actions).
+                    for (QToolButton* expand : scroll->widget()->findChildren<QToolButton*>()) {
+                        if (expand->isCheckable() && expand->isVisible() && !expand->isChecked()) {
+                            QTest::mouseClick(expand, Qt::LeftButton);
+                        }
+                    }
+                    QApplication::processEvents();
+                    const int needed = scroll->widget()->minimumSizeHint().width();
+                    QVERIFY2(needed <= scroll->viewport()->width(),
+                             qPrintable(QStringLiteral("%1x%2, %3 '%4': rows need %5 px, the dock gives %6")
+                                            .arg(size.width()).arg(size.height()).arg(example)
+                                            .arg(QString::fromStdString(path)).arg(needed)
+                                            .arg(scroll->viewport()->width())));
+                }
+            }
+            // Bounds read as numbers people write: 2^24, not 1.677722e+07.
+            QVERIFY(w.openModel(QStringLiteral(":/examples/lif_current_step.json")));
+            QVERIFY(w.selectModule(QStringLiteral("lif")));
+            bool found = false;
+            for (const QLabel* label : w.inspector()->findChildren<QLabel*>()) {
+                found = found || label->text().startsWith(QStringLiteral("integer in [1, 16777216]"));
+            }
+            QVERIFY(found);
+        }
     }
 
     void screenshotTakesTheSizeAskedFor()

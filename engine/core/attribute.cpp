@@ -31,8 +31,14 @@ std::string toString(ValueType type)
 namespace {
 std::string number(double v)
 {
+    // Whole numbers as they are (16777216, not 1.677722e+07); others to 7 digits.
+    constexpr double kExact = 9007199254740992.0;  // 2^53: every whole double below is exact
     std::ostringstream os;
-    os << std::setprecision(7) << v;
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < kExact && std::fabs(v) >= 1e7) {
+        os << std::fixed << std::setprecision(0) << v;
+    } else {
+        os << std::setprecision(7) << v;
+    }
     return os.str();
 }
 }  // namespace

@@ -7,6 +7,8 @@
 #include <QLabel>
 #include <QToolButton>
 
+#include <algorithm>
+
 namespace spike::ui {
 
 GraphBreadcrumb::GraphBreadcrumb(GraphCanvas* canvas, QWidget* parent)
@@ -17,6 +19,8 @@ GraphBreadcrumb::GraphBreadcrumb(GraphCanvas* canvas, QWidget* parent)
     m_layout->setSpacing(0);
     m_hint = new QLabel(this);
     m_hint->setStyleSheet(QStringLiteral("color: palette(mid); padding-left: 12px;"));
+    // Takes what room is left, elided: a long hint never widens the window's centre.
+    m_hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     setAutoFillBackground(true);
     connect(canvas, &GraphCanvas::networkChanged, this, &GraphBreadcrumb::refresh);
     refresh();
@@ -94,15 +98,33 @@ void GraphBreadcrumb::refresh()
         m_buttons.push_back(button);
     }
     if (!m_path.empty()) {
-        m_hint->setText(m_canvas->isEditable()
-                            ? tr("double-click a group to open it")
-                            : tr("read-only: %1 builds these children from its configuration")
-                                  .arg(doc->nodeData(m_path.back(), NodeRole::Type).toString()));
+        m_hintText = m_canvas->isEditable()
+                         ? tr("double-click a group to open it")
+                         : tr("read-only: %1 builds these children from its configuration")
+                               .arg(doc->nodeData(m_path.back(), NodeRole::Type).toString());
     } else {
-        m_hint->clear();
+        m_hintText.clear();
     }
-    m_layout->addWidget(m_hint);
-    m_layout->addStretch(1);
+    m_layout->addWidget(m_hint, 1);
+    fitHint();
+}
+
+void GraphBreadcrumb::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitHint();
+}
+
+void GraphBreadcrumb::fitHint()
+{
+    int crumbs = 0;
+    for (const QToolButton* b : m_buttons) {
+        crumbs += b->sizeHint().width();
+    }
+    const int padding = 12 + 16;  // the style sheet's left padding, and the layout's margins
+    const int room = std::max(0, width() - crumbs - padding - 12 * static_cast<int>(m_buttons.size()));
+    m_hint->setText(m_hint->fontMetrics().elidedText(m_hintText, Qt::ElideRight, room));
+    m_hint->setToolTip(m_hint->text() == m_hintText ? QString() : m_hintText);
 }
 
 }  // namespace spike::ui

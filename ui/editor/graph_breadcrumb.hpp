@@ -32,13 +32,19 @@ public:
     /// of range.
     bool activate(int index);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void refresh();
+    /// Shows the hint elided to the room left beside the crumbs (full text in the tooltip).
+    void fitHint();
 
     GraphCanvas* m_canvas;
     QPointer<GraphDocument> m_doc;
     QHBoxLayout* m_layout = nullptr;
     QLabel* m_hint = nullptr;
+    QString m_hintText;  ///< the hint in full
     std::vector<NodeId> m_path;  ///< root first, the shown module last
     std::vector<QToolButton*> m_buttons;
 };

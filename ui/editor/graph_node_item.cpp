@@ -98,6 +98,25 @@ void GraphNodeItem::refresh()
         p.pos = QPointF(p.input ? 0.0 : kWidth, (kHeaderRows + 0.5 + row) * kRow + 6.0);
     }
     m_height = (kHeaderRows + std::max(std::max(inRow, outRow), 1)) * kRow + 10.0;
+    // What the node shows elided, in full: name, type, path, shape and every port.
+    QStringList ins;
+    QStringList outs;
+    for (const CanvasPort& p : m_ports) {
+        (p.input ? ins : outs) << QStringLiteral("%1 [%2]").arg(p.name).arg(p.size);
+    }
+    const QString path = m_kind == Kind::Node ? m_doc->nodeData(m_id, NodeRole::Path).toString() : QString();
+    QString tip = QStringLiteral("<b>%1</b> (%2)").arg(m_name.toHtmlEscaped(), m_type.toHtmlEscaped());
+    if (!path.isEmpty() && path != m_name) {
+        tip += QStringLiteral("<br>%1").arg(path.toHtmlEscaped());
+    }
+    tip += QStringLiteral("<br>%1").arg(m_shape.toHtmlEscaped());
+    if (!ins.isEmpty()) {
+        tip += QObject::tr("<br>in: %1").arg(ins.join(QStringLiteral(", ")).toHtmlEscaped());
+    }
+    if (!outs.isEmpty()) {
+        tip += QObject::tr("<br>out: %1").arg(outs.join(QStringLiteral(", ")).toHtmlEscaped());
+    }
+    setToolTip(tip);
     update();
 }
 
@@ -160,13 +179,17 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         bold.setBold(true);
         painter->setFont(bold);
         painter->setPen(Qt::white);
+        // The type takes what it needs up to 45 % of the header, the name the rest; both are
+        // elided when too long (the tooltip has them in full).
         const QFontMetricsF fmBold(bold);
-        painter->drawText(QRectF(6.0, 2.0, kWidth - 12.0, kRow), Qt::AlignLeft | Qt::AlignVCenter,
-                          fmBold.elidedText(m_name, Qt::ElideRight, kWidth * 0.5));
-        painter->setFont(font);
         const QFontMetricsF fm(font);
-        painter->drawText(QRectF(kWidth * 0.5, 2.0, kWidth * 0.5 - 6.0, kRow), Qt::AlignRight | Qt::AlignVCenter,
-                          fm.elidedText(m_type, Qt::ElideLeft, kWidth * 0.5 - 6.0));
+        const double typeWidth = std::min(fm.horizontalAdvance(m_type), kWidth * 0.45);
+        const double nameWidth = kWidth - 12.0 - typeWidth - 6.0;
+        painter->drawText(QRectF(6.0, 2.0, nameWidth, kRow), Qt::AlignLeft | Qt::AlignVCenter,
+                          fmBold.elidedText(m_name, Qt::ElideRight, nameWidth));
+        painter->setFont(font);
+        painter->drawText(QRectF(kWidth - 6.0 - typeWidth, 2.0, typeWidth, kRow), Qt::AlignRight | Qt::AlignVCenter,
+                          fm.elidedText(m_type, Qt::ElideRight, typeWidth));
         painter->setPen(QColor(0xe8, 0xe8, 0xe8));
         painter->drawText(QRectF(6.0, kRow + 2.0, kWidth - 12.0, kRow), Qt::AlignLeft | Qt::AlignVCenter,
                           fm.elidedText(m_shape, Qt::ElideRight, kWidth - 12.0));
@@ -189,7 +212,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
             const QString label = QStringLiteral("%1 [%2]").arg(p.name).arg(p.size);
             const QRectF r = p.input ? QRectF(kPortRadius + 4.0, p.pos.y() - kRow * 0.5, kWidth * 0.5 - 8.0, kRow)
                                      : QRectF(kWidth * 0.5, p.pos.y() - kRow * 0.5, kWidth * 0.5 - kPortRadius - 4.0, kRow);
-            painter->drawText(r, (p.input ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter, label);
+            painter->drawText(r, (p.input ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter,
+                              QFontMetricsF(font).elidedText(label, Qt::ElideMiddle, r.width()));
         }
     }
 }

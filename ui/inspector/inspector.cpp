@@ -11,9 +11,11 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -22,7 +24,33 @@ namespace spike::ui {
 
 namespace {
 
-enum Column { NameColumn, EditorColumn, UnitsColumn, BoundsColumn, TagsColumn, ColumnCount };
+// Two columns and up to three lines per attribute: name | editor, then under the editor its
+// unit, bounds and family in small grey text ("[s] · > 0 · taus", wrapped), then a refusal
+// message (wrapped).
+// Nothing has a fixed width: the rows fit whatever width the dock has, without a horizontal
+// scroll bar; a name that does not fit is elided, with the full name in its tooltip.
+enum Column { NameColumn, EditorColumn, ColumnCount };
+constexpr int kLinesPerRow = 3;
+constexpr int kMinNameWidth = 48;  // [px] a name elided below this still reads as a name
+
+/// A label that elides its text at the right ("max_spikes…") when narrower than the text.
+class ElidedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+    QSize minimumSizeHint() const override
+    {
+        return {std::min(kMinNameWidth, sizeHint().width()), QLabel::minimumSizeHint().height()};
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter painter(this);
+        const QRect r = contentsRect();
+        const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, r.width());
+        style()->drawItemText(&painter, r, static_cast<int>(alignment()), palette(), isEnabled(), shown, foregroundRole());
+    }
+};
 
 int groupOf(engine::AttributeKind kind)
 {
@@ -95,8 +123,11 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
 
     m_scroll = new QScrollArea(this);
     m_scroll->setWidgetResizable(true);
+    // The rows shrink to the dock's width (elided names, wrapped bounds): never a sideways scroll.
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_body = new QWidget(m_scroll);
     m_bodyLayout = new QVBoxLayout(m_body);
+    m_bodyLayout->setContentsMargins(2, 2, 2, 2);  // the width goes to the rows
     m_statisticsGroup = new QGroupBox(tr("Statistics"), m_body);
     m_statisticsGroup->setCheckable(true);
     m_statisticsGroup->setChecked(true);
@@ -388,40 +419,42 @@ void Inspector::addRow(const engine::AttributeView& view)
     const int g = groupOf(spec.kind);
     auto* grid = static_cast<QGridLayout*>(m_inner[g]->layout());
     const int r = m_gridRows[g];
-    m_gridRows[g] += 2;
+    m_gridRows[g] += kLinesPerRow;
 
     Row row;
     row.name = spec.name;
     row.family = spec.family;
     row.group = g;
-    row.nameLabel = new QLabel(QString::fromStdString(spec.name), m_inner[g]);
-    row.nameLabel->setToolTip(tooltipOf(spec));
+    row.nameLabel = new ElidedLabel(QString::fromStdString(spec.name), m_inner[g]);
+    row.nameLabel->setToolTip(QStringLiteral("%1\n%2").arg(QString::fromStdString(spec.name), tooltipOf(spec)));
     row.editor = AttributeEditor::create(spec, *view.value, m_inner[g]);
     row.editor->setToolTip(tooltipOf(spec));
     const std::string name = spec.name;
     row.editor->setCommit([this, name](const engine::AttributeValue& value, const QString& step) {
         return commitEdit(name, value, step);
     });
-    auto* units = new QLabel(spec.units.empty() ? QString()
-                                                : QStringLiteral("[%1]").arg(QString::fromStdString(spec.units)),
-                             m_inner[g]);
-    auto* bounds = new QLabel(boundsText(spec), m_inner[g]);
-    bounds->setWordWrap(true);
-    row.tags = new QLabel(m_inner[g]);
-    row.tags->setWordWrap(true);
+    row.bounds = boundsText(spec);
+    if (!spec.units.empty()) {
+        row.bounds = row.bounds.isEmpty() ? QStringLiteral("[%1]").arg(QString::fromStdString(spec.units))
+                                          : QStringLiteral("[%1] · %2").arg(QString::fromStdString(spec.units), row.bounds);
+    }
+    row.info = new QLabel(m_inner[g]);
+    row.info->setWordWrap(true);
+    row.info->setForegroundRole(QPalette::PlaceholderText);
+    QFont small = row.info->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    row.info->setFont(small);
     row.message = new QLabel(m_inner[g]);
     row.message->setWordWrap(true);
     row.message->setStyleSheet(QStringLiteral("color: #c62828;"));
     row.message->setVisible(false);
 
-    const Qt::Alignment top = Qt::AlignLeft | Qt::AlignTop;
-    grid->addWidget(row.nameLabel, r, NameColumn, top);
+    // A one-line editor has its name beside it; a tall one (an array's details) at its top.
+    grid->addWidget(row.nameLabel, r, NameColumn, qobject_cast<ArrayEditor*>(row.editor) != nullptr ? Qt::AlignTop : Qt::AlignVCenter);
     grid->addWidget(row.editor, r, EditorColumn);
-    grid->addWidget(units, r, UnitsColumn, top);
-    grid->addWidget(bounds, r, BoundsColumn, top);
-    grid->addWidget(row.tags, r, TagsColumn, top);
-    grid->addWidget(row.message, r + 1, EditorColumn, 1, ColumnCount - EditorColumn);
-    row.cells = {row.nameLabel, row.editor, units, bounds, row.tags};
+    grid->addWidget(row.info, r + 1, EditorColumn, 1, ColumnCount - EditorColumn);
+    grid->addWidget(row.message, r + 2, EditorColumn, 1, ColumnCount - EditorColumn);
+    row.cells = {row.nameLabel, row.editor, row.info};
     m_rows.push_back(std::move(row));
     Row& added = m_rows.back();
     added.derived = !view.derived;  // forces refreshRow to style it
@@ -463,15 +496,20 @@ void Inspector::refreshRow(Row& row)
         f.setItalic(derived);
         row.nameLabel->setFont(f);
         row.nameLabel->setEnabled(!derived);
-        QString tags = row.family.empty() ? QString() : QString::fromStdString(row.family);
-        if (derived) {
-            tags += tags.isEmpty() ? tr("derived") : tr(" · derived");
+        QStringList info;
+        for (const QString& part : {row.bounds, QString::fromStdString(row.family)}) {
+            if (!part.isEmpty()) {
+                info << part;
+            }
         }
-        row.tags->setText(tags);
-        row.tags->setEnabled(!derived);
-        row.tags->setToolTip(derived ? tr("Computed from other attributes in the current mode "
+        if (derived) {
+            info << tr("derived");
+        }
+        row.info->setText(info.join(QStringLiteral(" · ")));
+        row.info->setHidden(info.isEmpty());
+        row.info->setToolTip(derived ? tr("Computed from other attributes in the current mode "
                                           "(read-only)")
-                                     : QString());
+                                     : tr("Unit · accepted values · family"));
     }
 }
 
@@ -488,7 +526,7 @@ void Inspector::applyFilter()
     for (Row& row : m_rows) {
         const bool visible = m_family.isEmpty() || QString::fromStdString(row.family) == m_family;
         for (QWidget* w : row.cells) {
-            w->setHidden(!visible);
+            w->setHidden(!visible || (w == row.info && row.info->text().isEmpty()));
         }
         row.message->setHidden(!visible || row.message->text().isEmpty());
         groupHasRows[row.group] = groupHasRows[row.group] || visible;
@@ -585,7 +623,7 @@ void Inspector::onStructureChanged()
 
 void Inspector::setRunActive(bool active)
 {
-    m_groups[2]->setTitle(active ? tr("States — initial values (the run's own are in its plots)") : tr("States"));
+    m_groups[2]->setTitle(active ? tr("States — initial values") : tr("States"));
     m_groups[2]->setToolTip(active ? tr("The simulation runs on a copy of the model: these are the values it "
                                         "started from and Reset returns to. Untick to collapse")
                                    : tr("Untick to collapse"));

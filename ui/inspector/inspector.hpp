@@ -105,7 +105,8 @@ private:
         bool derived = false;
         std::vector<QWidget*> cells;  ///< every widget of the row (for the filter)
         QLabel* nameLabel = nullptr;
-        QLabel* tags = nullptr;
+        QString bounds;          ///< "[unit] · accepted values", as the info line shows them
+        QLabel* info = nullptr;  ///< bounds · family · derived, under the editor
         AttributeEditor* editor = nullptr;
         QLabel* message = nullptr;
     };

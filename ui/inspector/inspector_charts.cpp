@@ -81,7 +81,15 @@ void HistogramWidget::paintEvent(QPaintEvent*)
 
 HeatMapWidget::HeatMapWidget(QWidget* parent) : QWidget(parent)
 {
-    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    // Its preview size when there is room, narrower (the picture scaled down, proportions
+    // kept) in a narrow inspector.
+    setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
+}
+
+QSize HeatMapWidget::minimumSizeHint() const
+{
+    const QSize full = sizeHint();
+    return {std::min(full.width(), kPreviewSize / 2), full.height()};
 }
 
 QSize HeatMapWidget::sizeHint() const
@@ -140,7 +148,8 @@ void HeatMapWidget::setMatrix(const engine::Tensor& values)
                    .arg(rows)
                    .arg(cols)
                    .arg(scale, 0, 'g', 4));
-    setFixedSize(sizeHint());
+    setFixedHeight(sizeHint().height());
+    updateGeometry();
     update();
 }
 
@@ -150,9 +159,12 @@ void HeatMapWidget::paintEvent(QPaintEvent*)
         return;
     }
     QPainter p(this);
-    p.drawImage(rect(), m_image);
+    const QSize full = sizeHint();
+    const double scale = std::min(1.0, static_cast<double>(width()) / full.width());
+    const QRect target(0, 0, static_cast<int>(full.width() * scale), static_cast<int>(full.height() * scale));
+    p.drawImage(target, m_image);
     p.setPen(palette().mid().color());
-    p.drawRect(rect().adjusted(0, 0, -1, -1));
+    p.drawRect(target.adjusted(0, 0, -1, -1));
 }
 
 }  // namespace spike::ui

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -174,6 +175,10 @@ EnumEditor::EnumEditor(const engine::AttributeSpec& spec, QWidget* parent)
     for (const auto& choice : m_spec.choices) {
         m_combo->addItem(QString::fromStdString(choice));
     }
+    // May be narrower than the longest choice (the inspector fits its dock); the list that
+    // drops down is as wide as the choices.
+    m_combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_combo->setMinimumContentsLength(8);
     guardWheel(m_combo);
     connect(m_combo, &QComboBox::currentIndexChanged, this, [this](int index) {
         // A choice is a step of its own (switching modes twice is two steps to undo).
@@ -223,13 +228,13 @@ ScalarEditor::ScalarEditor(const engine::AttributeSpec& spec, const engine::Tens
         m_real->setSingleStep(1.0);
     }
     m_real->setKeyboardTracking(false);
-    m_real->setMinimumWidth(90);
+    m_real->setMinimumWidth(80);
     guardWheel(m_real);
     layout->addWidget(m_real);
     connect(m_real, &QDoubleSpinBox::valueChanged, this, [this](double v) { commitNumber(v); });
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setRange(0, kSliderSteps);
-    m_slider->setMinimumWidth(80);
+    m_slider->setMinimumWidth(40);
     guardWheel(m_slider);
     layout->addWidget(m_slider, 1);
     chooseSliderRange(value.numel() > 0 ? value[0] : 0.0);
@@ -334,7 +339,7 @@ ArrayEditor::ArrayEditor(const engine::AttributeSpec& spec, const engine::Tensor
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setWordWrap(true);
-    m_summary->setMinimumWidth(120);
+    m_summary->setMinimumWidth(80);
     line->addWidget(m_expand);
     line->addWidget(m_summary, 1);
     layout->addLayout(line);
@@ -351,7 +356,8 @@ ArrayEditor::ArrayEditor(const engine::AttributeSpec& spec, const engine::Tensor
         m_histogram = new HistogramWidget(m_details);
         details->addWidget(m_histogram);
     }
-    auto* actions = new QHBoxLayout;
+    // Two by two, so that the actions fit a narrow inspector.
+    auto* actions = new QGridLayout;
     auto* setAll = new QPushButton(tr("Set all…"), m_details);
     auto* scale = new QPushButton(tr("Scale…"), m_details);
     auto* randomise = new QPushButton(tr("Randomise…"), m_details);
@@ -359,14 +365,17 @@ ArrayEditor::ArrayEditor(const engine::AttributeSpec& spec, const engine::Tensor
     m_seed = new QSpinBox(m_details);
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setPrefix(tr("seed "));
+    m_seed->setMinimumWidth(72);  // not as wide as the largest seed: the field scrolls
     m_seed->setToolTip(tr("Seed of Randomise: the same seed gives the same values"));
     guardWheel(m_seed);
+    int cell = 0;
     for (QWidget* w : {static_cast<QWidget*>(setAll), static_cast<QWidget*>(scale),
                        static_cast<QWidget*>(randomise), static_cast<QWidget*>(m_seed)}) {
-        actions->addWidget(w);
+        actions->addWidget(w, cell / 2, cell % 2);
         m_actions.push_back(w);
+        ++cell;
     }
-    actions->addStretch(1);
+    actions->setColumnStretch(2, 1);
     details->addLayout(actions);
     layout->addWidget(m_details);
     m_details->setVisible(false);

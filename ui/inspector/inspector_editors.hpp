@@ -162,6 +162,7 @@ public:
     void setMatrix(const engine::Tensor& values);
     const QImage& image() const { return m_image; }
     QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

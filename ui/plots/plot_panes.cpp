@@ -237,21 +237,8 @@ bool PlotPanes::isLinked(const QCustomPlot* plot) const
     return it != m_panes.end() && !it->plot->isFrozen();
 }
 
-bool PlotPanes::eventFilter(QObject* watched, QEvent* event)
-{
-    // Time-axis ticks follow the plot's width (about one per 90 px), so narrow panes stay
-    // readable; the value axis keeps QCustomPlot's default.
-    if (event->type() == QEvent::Resize) {
-        if (auto* plot = qobject_cast<QCustomPlot*>(watched)) {
-            plot->xAxis->ticker()->setTickCount(std::clamp(plot->width() / 90, 2, 8));
-        }
-    }
-    return QWidget::eventFilter(watched, event);
-}
-
 void PlotPanes::watchTimeAxis(QCustomPlot* plot)
 {
-    plot->installEventFilter(this);
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this, plot](const QCPRange& range) { followTime(plot, range); });
 }

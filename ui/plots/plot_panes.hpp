@@ -81,10 +81,6 @@ signals:
     /// The user pressed "Close" on the pane of `key`.
     void closeRequested(int key);
 
-protected:
-    /// Adapts the time-axis tick count of a linked plot to its width on resize.
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     struct Pane {
         int key = 0;

@@ -3,6 +3,9 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
+
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -24,6 +27,25 @@ QColor seriesColour(int index, int count)
     return QColor::fromHsv(static_cast<int>(hue), 210, value);
 }
 
+namespace {
+
+/// Wraps the text an element shows to `width`: the text set last by anyone is the full one
+/// (kept in a property), unless it is the wrapped text this function set itself.
+template <typename Set>
+void fitText(QObject& holder, const QFont& font, int width, const QString& shown, Set set)
+{
+    if (shown != holder.property("spike.wrapped").toString()) {
+        holder.setProperty("spike.full", shown);
+    }
+    const QString wrapped = wrapToWidth(holder.property("spike.full").toString(), font, width);
+    holder.setProperty("spike.wrapped", wrapped);
+    if (wrapped != shown) {
+        set(wrapped);
+    }
+}
+
+}  // namespace
+
 QCPTextElement* setUpTimePlot(QCustomPlot& plot, const QString& title)
 {
     plot.setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -34,7 +56,7 @@ QCPTextElement* setUpTimePlot(QCustomPlot& plot, const QString& title)
     rect->setAutoMargins(QCP::msTop | QCP::msBottom);
     rect->setMargins(QMargins(kPlotLeftMargin, 0, kPlotRightMargin, 0));
     plot.xAxis->setLabel(QObject::tr("time [ms]"));
-    plot.xAxis->ticker()->setTickCount(4);  // readable tick labels in narrow panes
+    plot.xAxis->setTicker(QSharedPointer<ReadableTicker>::create(plot.xAxis));
 
     QFont titleFont = plot.font();
     titleFont.setBold(true);
@@ -42,7 +64,91 @@ QCPTextElement* setUpTimePlot(QCustomPlot& plot, const QString& title)
     plot.plotLayout()->insertRow(0);
     plot.plotLayout()->addElement(0, 0, element);
     plot.plotLayout()->setRowStretchFactor(0, 0.001);
+    QObject::connect(&plot, &QCustomPlot::beforeReplot, element, [&plot, element] {
+        const int width = plot.width() - kPlotLeftMargin - kPlotRightMargin;
+        fitText(*element, element->font(), plot.width() - 8, element->text(),
+                [element](const QString& t) { element->setText(t); });
+        fitText(*plot.xAxis, plot.xAxis->labelFont(), std::max(width, 40), plot.xAxis->label(),
+                [&plot](const QString& t) { plot.xAxis->setLabel(t); });
+    });
     return element;
+}
+
+double ReadableTicker::stepFor(const QCPRange& range, int lengthPx, const QFontMetrics& metrics)
+{
+    constexpr int kGap = 14;  // [px] between neighbouring labels
+    const double size = range.size();
+    if (!(size > 0.0) || !std::isfinite(size)) {
+        return 1.0;
+    }
+    static constexpr double kMantissas[] = {1.0, 2.0, 5.0};
+    for (int e = static_cast<int>(std::floor(std::log10(size))) - 3;; ++e) {
+        for (const double m : kMantissas) {
+            const double step = m * std::pow(10.0, e);
+            const int widest = std::max(metrics.horizontalAdvance(label(range.lower, step)),
+                                        metrics.horizontalAdvance(label(range.upper, step)));
+            const double labels = std::floor(size / step) + 1.0;
+            if (labels * (widest + kGap) <= lengthPx || labels <= 1.0) {
+                return step;
+            }
+        }
+    }
+}
+
+QString ReadableTicker::label(double tick, double step)
+{
+    const int decimals = step >= 1.0 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
+    if (std::fabs(tick) < step * 1e-6) {
+        tick = 0.0;  // not "-0"
+    }
+    return QString::number(tick, 'f', decimals);
+}
+
+double ReadableTicker::getTickStep(const QCPRange& range)
+{
+    // Ticks are made before the layout of the replot that shows them: the axis rect still has
+    // its size from the previous layout (before a resize). Time plots have fixed side margins,
+    // so the plot's own width minus those is the axis length this replot will have.
+    // (The smaller of the two: an axis inside another layout element, such as a colour
+    // scale's, is narrower than the plot minus the margins.)
+    QCPAxisRect* rect = m_axis->axisRect();
+    const QMargins margins = rect->margins();
+    int length = rect->height();
+    if (m_axis->orientation() == Qt::Horizontal) {
+        const int fromPlot = rect->parentPlot()->width() - margins.left() - margins.right();
+        length = rect->width() > 0 ? std::min(rect->width(), fromPlot) : fromPlot;
+    }
+    length = std::max(length, 40);
+    m_step = stepFor(range, length, QFontMetrics(m_axis->tickLabelFont()));
+    return m_step;
+}
+
+QString ReadableTicker::getTickLabel(double tick, const QLocale&, QChar, int)
+{
+    return label(tick, m_step);
+}
+
+QString wrapToWidth(const QString& text, const QFont& font, int width)
+{
+    const QFontMetrics metrics(font);
+    QStringList lines;
+    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (line.isEmpty() || metrics.horizontalAdvance(candidate) <= width) {
+                line = candidate;
+            } else {
+                lines << line;
+                line = word;
+            }
+        }
+        lines << line;
+    }
+    for (QString& line : lines) {
+        line = metrics.elidedText(line, Qt::ElideRight, std::max(width, 1));
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 }  // namespace spike::ui

@@ -1,13 +1,14 @@
 // Shared look of SpikeStudio's plots: series colours, the common axis-rect setup (fixed side
-// margins so stacked plots line up their time axes, horizontal-only drag and zoom) and titles.
+// margins so stacked plots line up their time axes, horizontal-only drag and zoom) and titles;
+// a time-axis ticker whose labels never run into each other, and titles and axis labels that
+// wrap onto more lines instead of being cut when a pane is narrow.
 // Thread: GUI thread only.
 #pragma once
 
 #include <QColor>
 #include <QString>
 
-class QCustomPlot;
-class QCPTextElement;
+#include <qcustomplot.h>
 
 namespace spike::ui {
 
@@ -19,8 +20,35 @@ constexpr int kPlotRightMargin = 84;
 /// Colour of series `index` out of `count`: distinct, readable on white.
 QColor seriesColour(int index, int count);
 
+/// Time-axis ticks: the step is the smallest 1, 2 or 5 x 10^k whose labels, as wide as they
+/// are in the axis's font, fit side by side along the axis with a gap (one label on an axis too
+/// short for two); labels have as many
+/// decimals as the step needs, no exponents ("55856300", not "5.58563·10⁷").
+class ReadableTicker : public QCPAxisTicker {
+public:
+    explicit ReadableTicker(QCPAxis* axis) : m_axis(axis) {}
+    /// Step for `range` on an axis `lengthPx` long whose labels are measured in `metrics`.
+    static double stepFor(const QCPRange& range, int lengthPx, const QFontMetrics& metrics);
+    /// `tick` with the decimals `step` needs.
+    static QString label(double tick, double step);
+
+protected:
+    double getTickStep(const QCPRange& range) override;
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+
+private:
+    QCPAxis* m_axis;  ///< owns this ticker (through a shared pointer)
+    double m_step = 1.0;
+};
+
+/// `text` broken at spaces into lines no wider than `width` px in `font`; a single word wider
+/// than that keeps its own line, elided at the right.
+QString wrapToWidth(const QString& text, const QFont& font, int width);
+
 /// Sets up a time plot: fixed side margins, drag/zoom along time only, "time [ms]" axis,
-/// and a title row above the axis rect, which it returns (owned by the plot).
+/// and a title row above the axis rect, which it returns (owned by the plot). The time axis
+/// gets a ReadableTicker; before every replot the title and the time axis's label are wrapped
+/// to the plot's width (whatever text was set last, by whom).
 QCPTextElement* setUpTimePlot(QCustomPlot& plot, const QString& title);
 
 }  // namespace spike::ui

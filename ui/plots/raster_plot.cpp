@@ -15,6 +15,20 @@ namespace spike::ui {
 
 namespace {
 
+/// A band's label in the right margin (`room` px): "E (CUBALIF)" when it fits, else the name
+/// alone, else the name wrapped and elided; never past the pane's edge.
+QString fitModuleLabel(const QString& full, const QString& name, const QFont& font, int room)
+{
+    const QFontMetrics metrics(font);
+    if (metrics.horizontalAdvance(full) <= room) {
+        return full;
+    }
+    if (metrics.horizontalAdvance(name) <= room) {
+        return name;
+    }
+    return wrapToWidth(name, font, room);
+}
+
 /// 1, 2, 5, 10, 20, 50... the smallest such step giving at most `maxLabels` labels over `rows`.
 std::int64_t labelStride(std::int64_t rows, std::int64_t maxLabels)
 {
@@ -192,6 +206,7 @@ void RasterPlot::showSpikes(const std::vector<RasterModule>& modules, const engi
                 label += QLatin1Char('.') + QString::fromStdString(named.signal);
             }
             band.label = QStringLiteral("%1 (%2)").arg(label, module.className);
+            band.name = label;
             band.window = named.window;
             if (const auto chosen = m_selections.find(pathStd); chosen != m_selections.end()) {
                 const engine::SpikeWindow& all = *named.window;
@@ -290,7 +305,8 @@ void RasterPlot::showSpikes(const std::vector<RasterModule>& modules, const engi
             m_neuronTicker->addTick(static_cast<double>(band.firstRow + n), QString::number(shown));
         }
         const double centre = static_cast<double>(band.firstRow) + static_cast<double>(neurons - 1) / 2.0;
-        m_moduleTicker->addTick(centre, band.label);
+        m_moduleTicker->addTick(centre, fitModuleLabel(band.label, band.name, yAxis2->tickLabelFont(),
+                                                       kPlotRightMargin - yAxis2->tickLabelPadding() - 2));
         if (b % 2 == 1 && !m_density) {
             auto* shade = new QCPItemRect(this);
             shade->setLayer(QStringLiteral("grid"));

@@ -98,7 +98,8 @@ public:
 private:
     /// One band of the raster: a module's window and where its rows start.
     struct Band {
-        QString label;
+        QString label;  ///< "path (Type)", or the chosen neurons' "path · k/n"
+        QString name;   ///< the path alone: the label when the whole one does not fit
         const std::vector<std::int64_t>* neurons = nullptr;  ///< row n shows neuron (*neurons)[n]
         const engine::SpikeWindow* window = nullptr;
         std::int64_t firstRow = 0;

@@ -46,6 +46,27 @@ TracePlot::TracePlot(QWidget* parent) : QCustomPlot(parent)
     legend->setWrap(kMaxLegendEntries / 2);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     yAxis->setLabel(tr("membrane potential"));
+    // As many legend columns as whole entries fit across the pane (never squeezed to "n n n").
+    connect(this, &QCustomPlot::beforeReplot, this, [this] {
+        if (!m_legendInLayout || legend->itemCount() == 0) {
+            return;
+        }
+        const QFontMetrics metrics(legend->font());
+        int widest = 0;
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
+                widest = std::max(widest, metrics.horizontalAdvance(entry->plottable()->name()));
+            }
+        }
+        const QMargins m = legend->margins();
+        const int entry = legend->iconSize().width() + legend->iconTextPadding() + widest +
+                          legend->columnSpacing() + 8;  // 8: the entry's own margins
+        const int columns = std::clamp((width() - m.left() - m.right()) / std::max(entry, 1), 1, kMaxLegendEntries / 2);
+        if (columns != legend->wrap()) {
+            legend->setWrap(columns);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        }
+    });
     // Clicking a legend entry hides or shows that neuron's trace (dense layers overlap).
     connect(this, &QCustomPlot::legendClick, this,
             [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {

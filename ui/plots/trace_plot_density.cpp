@@ -53,6 +53,7 @@ void TracePlot::setColourScaleShown(bool shown)
         m_scale->setMargins(QMargins(kPlotLeftMargin, 0, kPlotRightMargin, 0));
         m_scale->setGradient(densityGradient());
         m_scale->axis()->setLabel(tr("traces per cell"));
+        m_scale->axis()->setTicker(QSharedPointer<ReadableTicker>::create(m_scale->axis()));
         m_scale->setRangeDrag(false);
         m_scale->setRangeZoom(false);
         const int row = plotLayout()->rowCount();

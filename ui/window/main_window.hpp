@@ -139,6 +139,8 @@ public:
     QDoubleSpinBox* timeStepSpinBox() const { return m_dt; }
     /// The toolbar's backend choice (CPU, CUDA; CUDA disabled with the reason without a device).
     QComboBox* backendComboBox() const { return m_backend; }
+    /// The status bar's clock: "t = 30.0 ms (300 steps)", or "300 steps" for a model without dt.
+    QString clockText() const;
     /// Steps per second of the run, measured over the last half second or more (0 when idle).
     double stepsPerSecond() const { return m_stepsPerSecond; }
     /// The action with this object name ("action.save", "action.group", ...), or nullptr.

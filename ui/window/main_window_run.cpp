@@ -153,6 +153,11 @@ void MainWindow::measureRate()
     m_rate->setText(m_stepsPerSecond > 0.0 ? tr("%L1 steps/s").arg(m_stepsPerSecond, 0, 'f', 0) : QString());
 }
 
+QString MainWindow::clockText() const
+{
+    return m_clock->text();
+}
+
 void MainWindow::updateRunControls()
 {
     measureRate();
@@ -160,11 +165,17 @@ void MainWindow::updateRunControls()
     m_runAction->setText(running ? tr("Pause") : tr("Run"));
     m_runAction->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     const std::int64_t steps = simulatedSteps();
+    const QString state = running ? tr(" — running") : QString();
+    if (!m_dt->isEnabled()) {
+        // No module has a time step (a pure ANN): its time is counted in steps only.
+        m_clock->setText(tr("%L1 steps%2").arg(steps).arg(state));
+        return;
+    }
     const double dtMs = m_session->timeStep() * 1e3;
     m_clock->setText(tr("t = %1 ms (%L2 steps)%3")
                          .arg(QLocale().toString(static_cast<double>(steps) * dtMs, 'f', 1))
                          .arg(steps)
-                         .arg(running ? tr(" — running") : QString()));
+                         .arg(state));
 }
 
 }  // namespace spike::ui
