@@ -219,6 +219,9 @@ void Inspector::showNode(NodeId id)
         refreshStatistics();
         return;
     }
+    if (node != m_node) {
+        m_runStates.clear();  // they were the other module's
+    }
     m_node = node;
     rebuild();
 }
@@ -477,7 +480,9 @@ void Inspector::refreshRow(Row& row)
     if (m == nullptr || !m->hasAttribute(row.name)) {
         return;
     }
-    const engine::AttributeValue& value = m->attribute(row.name);
+    // A State of a paused run shows the running copy's value (showRunStates()).
+    const auto run = row.group == 2 ? m_runStates.find(row.name) : m_runStates.end();
+    const engine::AttributeValue& value = run != m_runStates.end() ? run->second : m->attribute(row.name);
     if (AttributeEditor::kindFor(row.editor->spec(), value) != row.editor->kind()) {
         // A value that needs another kind of editor (a scalar that became per neuron): build
         // the rows again once the edit that changed it has returned.
@@ -595,8 +600,12 @@ bool Inspector::isAtOrBelowShown(NodeId id) const
 
 // ---- following the document ------------------------------------------------------------------
 
-void Inspector::onAttributeChanged(NodeId id, const QString&)
+void Inspector::onAttributeChanged(NodeId id, const QString& name)
 {
+    // A State set while a run is paused was set in the run too (RunSession): both have it now.
+    if (const auto run = m_runStates.find(name.toStdString()); id == m_node && run != m_runStates.end()) {
+        run->second = m_doc->module(id)->attribute(run->first);
+    }
     // One change can move others (leak_mode converts the derived taus), and the document
     // reports only the attributes that were set, so every row is read again.
     if (id == m_node && !m_rebuildPending) {
@@ -621,12 +630,17 @@ void Inspector::onStructureChanged()
     }
 }
 
-void Inspector::setRunActive(bool active)
+void Inspector::showRunStates(const QString& title, std::map<std::string, engine::AttributeValue> values,
+                              const QString& tip)
 {
-    m_groups[2]->setTitle(active ? tr("States — initial values") : tr("States"));
-    m_groups[2]->setToolTip(active ? tr("The simulation runs on a copy of the model: these are the values it "
-                                        "started from and Reset returns to. Untick to collapse")
-                                   : tr("Untick to collapse"));
+    m_runStates = std::move(values);
+    m_groups[2]->setTitle(title);
+    m_groups[2]->setToolTip(tip.isEmpty() ? tr("Untick to collapse") : tip + tr(". Untick to collapse"));
+    for (Row& row : m_rows) {
+        if (row.group == 2) {
+            refreshRow(row);
+        }
+    }
 }
 
 QString Inspector::statesTitle() const

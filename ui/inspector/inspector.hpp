@@ -24,6 +24,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,10 +62,14 @@ public:
     /// non-live-editable attributes while running ("pause to change tau_mem: it needs a
     /// rebuild").
     void setEditGate(EditGate gate) { m_gate = std::move(gate); }
-    /// While a simulation runs on its own copy of the model, the States group says that the
-    /// values shown are the document's initial ones (the run's live values are in its plots).
-    void setRunActive(bool active);
-    /// The States group's title ("States", or the note of setRunActive()).
+    /// The States group's title, tooltip and values: `values` (the States of the shown module
+    /// in a paused run, LiveRun::readStates()) replace the document's in the editors until the
+    /// next call or another module is shown; empty: the document's own (initial) values.
+    /// Editing a State shown this way sets it in the document and, through RunSession, in the
+    /// run: both show the new value.
+    void showRunStates(const QString& title, std::map<std::string, engine::AttributeValue> values = {},
+                       const QString& tip = {});
+    /// The States group's title ("States", or showRunStates()' title).
     QString statesTitle() const;
     /// Shows only rows of `family` ("" shows all).
     void setFamilyFilter(const QString& family);
@@ -141,6 +146,7 @@ private:
     QString m_family;
     QString m_lastMessage;
     bool m_rebuildPending = false;
+    std::map<std::string, engine::AttributeValue> m_runStates;  ///< showRunStates(): a paused run's States
 
     QLabel* m_title = nullptr;
     QLabel* m_emptyNote = nullptr;

@@ -197,6 +197,8 @@ public:
     void setExpanded(bool expanded);
 
     QString summaryText() const;
+    /// The values shown (the document's, or a paused run's States).
+    const engine::Tensor& shownValue() const { return m_value; }
     QSpinBox* seedBox() const { return m_seed; }
     QTableWidget* table() const { return m_table; }  ///< null until expanded
     HistogramWidget* histogram() const { return m_histogram; }

@@ -77,6 +77,7 @@
 #include <QTimer>
 
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -107,6 +108,12 @@ struct TraceInfo {
     std::vector<std::int64_t> neurons;   ///< kept channels, in the order given; empty = all
     std::string units;
     bool membrane = false;               ///< the signal is the module's membrane potential
+};
+
+/// States of one module of the running copy (LiveRun::readStates()).
+struct RunStates {
+    std::int64_t step = 0;                                 ///< steps the running copy has taken
+    std::map<std::string, engine::AttributeValue> values;  ///< State attributes by name
 };
 
 /// A running simulation with live plots; see the file comment.
@@ -206,6 +213,12 @@ public:
     /// that does not compile, the worker not pausing) returns false with the engine's message
     /// in `*error`, and the old run goes on unchanged (running again when it was).
     bool replaceModel(std::unique_ptr<engine::Module> model, QString* error = nullptr);
+
+    /// The State attributes of module `path` ("" the root) of the running copy, as the worker
+    /// has them now (between two chunks while running, so call it when paused), and the step
+    /// they belong to. False with the reason in `*error` when there is no such module or the
+    /// worker did not answer.
+    bool readStates(const QString& path, RunStates* out, QString* error = nullptr);
 
     /// Whether the simulation advances (the last Running / Paused event drained).
     bool isRunning() const { return m_running; }

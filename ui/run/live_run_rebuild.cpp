@@ -90,6 +90,37 @@ bool LiveRun::copyRunningStates(engine::Module& next, QString* error)
     return status.ok;
 }
 
+bool LiveRun::readStates(const QString& path, RunStates* out, QString* error)
+{
+    const std::string wanted = path.toStdString();
+    bool found = false;
+    const engine::Status status = m_controller->readModel([&](const engine::Module& running) {
+        for (const auto& [p, module] : running.namedModules()) {
+            if (p != wanted) {
+                continue;
+            }
+            found = true;
+            out->values.clear();
+            for (const auto& view : module->attributes()) {
+                if (view.spec->kind == engine::AttributeKind::State) {
+                    out->values.emplace(view.spec->name, *view.value);
+                }
+            }
+        }
+    });
+    out->step = m_controller->currentStep();
+    QString why;
+    if (!status.ok) {
+        why = QString::fromStdString(status.message);
+    } else if (!found) {
+        why = tr("the running model has no module '%1'").arg(path);
+    }
+    if (error != nullptr) {
+        *error = why;
+    }
+    return why.isEmpty();
+}
+
 void LiveRun::adoptTracks(std::vector<Track> spikeTracks, bool newTimeBase)
 {
     std::vector<Track> old = std::move(m_tracks);

@@ -273,6 +273,11 @@ double RunSession::timeStep() const
     return m_live ? m_live->timeStep() : m_doc.root().timeStep();
 }
 
+bool RunSession::readStates(const QString& path, RunStates* out) const
+{
+    return m_live && !m_live->isRunning() && m_live->readStates(path, out);
+}
+
 QString RunSession::editRefusal(const engine::AttributeSpec& spec) const
 {
     if (isRunning() && !spec.liveEditable) {

@@ -28,6 +28,7 @@
 namespace spike::ui {
 
 class LiveRun;
+struct RunStates;
 
 /// See the file comment.
 class RunSession : public QObject {
@@ -76,6 +77,9 @@ public:
     std::int64_t currentStep() const;
     /// [s] the run's time step, or the document's without a run.
     double timeStep() const;
+    /// The running copy's States of module `path` when a run exists and is paused (see
+    /// LiveRun::readStates()); false otherwise.
+    bool readStates(const QString& path, RunStates* out) const;
     /// Why `spec` cannot be edited now ("" when it can): attributes that need a rebuild are
     /// refused while running (the inspector's edit gate).
     QString editRefusal(const engine::AttributeSpec& spec) const;

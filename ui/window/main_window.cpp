@@ -72,8 +72,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     connect(m_session, &RunSession::updated, this, &MainWindow::refreshPlots);
     connect(m_session, &RunSession::runningChanged, this, &MainWindow::updateRunControls);
     connect(m_session, &RunSession::dropped, this, &MainWindow::onRunDropped);
-    connect(m_session, &RunSession::started, m_inspector, [this] { m_inspector->setRunActive(true); });
-    connect(m_session, &RunSession::dropped, m_inspector, [this] { m_inspector->setRunActive(false); });
+    // The inspector's States: the paused run's, the initial ones while it runs, the model's
+    // when there is no run.
+    connect(m_session, &RunSession::started, this, &MainWindow::refreshRunStates);
+    connect(m_session, &RunSession::rebuilt, this, &MainWindow::refreshRunStates);
+    connect(m_session, &RunSession::dropped, this, &MainWindow::refreshRunStates);
+    connect(m_session, &RunSession::runningChanged, this, &MainWindow::refreshRunStates);
     connect(m_session, &RunSession::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
 
     connect(m_file, &DocumentFile::windowTitleChanged, this, &MainWindow::updateTitle);
@@ -390,6 +394,7 @@ void MainWindow::showInInspector(NodeId id)
     m_inspected = m_doc->contains(id) ? id : NodeId{};
     const engine::Module* module = m_doc->module(m_inspected);
     m_inspector->showNode(m_inspected);
+    refreshRunStates();
     if (module != nullptr) {
         const std::string equations = engine::moduleEquations(module->className());
         m_equations->setPlainText(

@@ -211,6 +211,9 @@ private:
     // main_window_run.cpp
     /// The session's run, or nullptr.
     LiveRun* run() const;
+    /// The inspector's States group: the paused run's values of the inspected module, or a
+    /// note that they are the initial ones while it runs, or the model's without a run.
+    void refreshRunStates();
     /// The run ended: plot requests lose their traces, the plots show `reason`.
     void onRunDropped(const QString& reason);
     // main_window_plots.cpp

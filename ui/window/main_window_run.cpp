@@ -5,6 +5,7 @@
 
 #include "ui/document/document_file.hpp"
 #include "ui/document/graph_commands.hpp"
+#include "ui/inspector/inspector.hpp"
 #include "ui/run/live_run.hpp"
 #include "ui/run/run_session.hpp"
 
@@ -151,6 +152,28 @@ void MainWindow::measureRate()
         m_rateStartMs = now;
     }
     m_rate->setText(m_stepsPerSecond > 0.0 ? tr("%L1 steps/s").arg(m_stepsPerSecond, 0, 'f', 0) : QString());
+}
+
+void MainWindow::refreshRunStates()
+{
+    if (run() == nullptr) {
+        m_inspector->showRunStates(tr("States"));
+        return;
+    }
+    RunStates states;
+    if (m_session->isRunning() || !m_doc->contains(m_inspected) || !m_session->readStates(selectedModulePath(), &states)) {
+        m_inspector->showRunStates(tr("States — initial values"), {},
+                                   tr("The simulation runs on its own copy of the model: these are the values it "
+                                      "started from and Reset returns to. Its live values show here when it "
+                                      "pauses, and in the plots"));
+        return;
+    }
+    const QString when = m_dt->isEnabled()
+                             ? tr("t = %1 ms").arg(QLocale().toString(static_cast<double>(states.step) * m_session->timeStep() * 1e3, 'f', 1))
+                             : tr("step %L1").arg(states.step);
+    m_inspector->showRunStates(tr("States — paused at %1").arg(when), std::move(states.values),
+                               tr("The paused simulation's values. Editing one changes it in the simulation "
+                                  "and as the model's initial value; Reset returns to the initial values"));
 }
 
 QString MainWindow::clockText() const
