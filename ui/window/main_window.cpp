@@ -462,6 +462,7 @@ void MainWindow::onDocumentReset()
         showInInspector(m_canvas->network());
     }
     showTimeStep();
+    updateRunControls();  // the clock: "t = 0.0 ms (0 steps)", or steps only without a dt
     updateTitle();
     updateEditActions();
 }
