@@ -72,27 +72,6 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void timeStepFieldAndClockShowMillisecondsOrSayThereAreNone()
-    {
-        MainWindow w;  // a new, empty document: no module has a dt
-        auto* text = w.timeStepSpinBox()->findChild<QLineEdit*>();
-        QVERIFY(text != nullptr);
-        QVERIFY(!w.timeStepSpinBox()->isEnabled());
-        QCOMPARE(text->text(), QStringLiteral("no dt"));
-        QVERIFY(w.openModel(QStringLiteral(":/examples/cuba_network.json")));
-        QVERIFY(w.timeStepSpinBox()->isEnabled());
-        QCOMPARE(text->text(), QLocale().toString(0.1, 'f', 3) + QStringLiteral(" ms"));  // dt = 0.1 ms
-        QVERIFY(w.openModel(kExample));
-        QCOMPARE(text->text(), QLocale().toString(1.0, 'f', 3) + QStringLiteral(" ms"));
-        QVERIFY(w.runSteps(30));
-        QCOMPARE(w.clockText(), QStringLiteral("t = %1 ms (30 steps)").arg(QLocale().toString(30.0, 'f', 1)));
-        // A model without dt (a pure ANN) counts steps, not milliseconds.
-        QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network.json")));
-        QVERIFY(!w.timeStepSpinBox()->isEnabled());
-        QVERIFY(w.runSteps(30));
-        QCOMPARE(w.clockText(), QStringLiteral("30 steps"));
-    }
-
     void statusBarSaysWhatAnEditDid()
     {
         MainWindow w;
@@ -142,50 +121,6 @@ private Q_SLOTS:
                                      : QStringLiteral("CUDA backend: not available (") + QString::fromStdString(why)),
                  qPrintable(about));
         QVERIFY(w.menuBar()->actions().last()->text().remove(QLatin1Char('&')) == QStringLiteral("Help"));
-    }
-
-    void inspectorShowsThePausedRunsStates()
-    {
-        MainWindow w;
-        QVERIFY(w.openModel(kExample));
-        QCOMPARE(w.selectedModulePath(), QStringLiteral("0"));
-        QCOMPARE(w.inspector()->statesTitle(), QStringLiteral("States"));
-        QVERIFY(w.runSteps(20));
-        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{20});
-        // Paused after the steps: the States are the run's, equal to the last recorded sample.
-        QTRY_VERIFY2(w.inspector()->statesTitle().startsWith(QStringLiteral("States — paused at t = ")),
-                     qPrintable(w.inspector()->statesTitle()));
-        QVERIFY(w.inspector()->statesTitle().contains(QLocale().toString(20.0, 'f', 1)));
-        auto* vmem = qobject_cast<spike::ui::ArrayEditor*>(w.inspector()->editorFor(QStringLiteral("vmem")));
-        QVERIFY(vmem != nullptr);
-        const auto& series = w.lastRecording()->at("0").at("vmem");
-        const std::int64_t width = series.data.dim(1);
-        QCOMPARE(vmem->shownValue().numel(), width);
-        bool moved = false;
-        for (std::int64_t n = 0; n < width; ++n) {
-            const float recorded = series.data.data()[(series.data.dim(0) - 1) * width + n];
-            QCOMPARE(vmem->shownValue()[n], recorded);
-            moved = moved || recorded != 0.0F;
-        }
-        QVERIFY2(moved, "the run moved the membranes away from their initial zeros");
-        // The document keeps its initial values.
-        QCOMPARE(std::get<spike::engine::Tensor>(w.document()->module(w.document()->findNode("0"))->attribute("vmem"))[0], 0.0F);
-        // An edit while paused sets the run's value too: read back from the run, it is there.
-        QVERIFY(vmem->applySetAll(0.25));
-        QCOMPARE(vmem->shownValue()[width - 1], 0.25F);
-        QVERIFY(w.selectModule(QStringLiteral("1")));
-        QVERIFY(w.selectModule(QStringLiteral("0")));
-        vmem = qobject_cast<spike::ui::ArrayEditor*>(w.inspector()->editorFor(QStringLiteral("vmem")));
-        QVERIFY(w.inspector()->statesTitle().startsWith(QStringLiteral("States — paused")));
-        QCOMPARE(vmem->shownValue()[0], 0.25F);
-        QCOMPARE(vmem->shownValue()[width - 1], 0.25F);
-        // Running: the initial values, said so; Reset: no run, the model's values.
-        w.action(QStringLiteral("action.run"))->trigger();
-        QTRY_VERIFY(w.isRunning());
-        QTRY_COMPARE(w.inspector()->statesTitle(), QStringLiteral("States — initial values"));
-        w.resetState();
-        QCOMPARE(w.inspector()->statesTitle(), QStringLiteral("States"));
-        QCOMPARE(vmem->shownValue()[0], 0.25F);  // the edit became the initial value
     }
 
     void simulationMenuHoldsEveryRunCommand()

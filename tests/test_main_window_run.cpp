@@ -1,8 +1,9 @@
 // MainWindow, the simulation side: a run (on the controller's worker) plots exactly what the
 // engine records (traces of the selected module, one raster dot per (step, neuron) with at least
-// one spike, density cells for large networks, the rate strip), runs continue in time, attribute
-// edits reach the run and structural edits rebuild it and continue, run controls, Plot ▸ with neuron selections,
-// exports and the teaching demos. Runs with QT_QPA_PLATFORM=offscreen.
+// one spike, density cells for large networks, the rate strip), attribute edits reach the run
+// and structural edits rebuild it and continue, Plot ▸ with neuron selections, exports and the
+// teaching demos (run controls, time and the live window: test_main_window_live.cpp). Runs with
+// QT_QPA_PLATFORM=offscreen.
 #include "tests/main_window_test_helpers.hpp"
 #include "ui/document/document_file.hpp"
 #include "ui/window/plot_sources.hpp"
@@ -137,33 +138,6 @@ private Q_SLOTS:
         QCOMPARE(w.tracePlot()->xAxis->range(), QCPRange(50.0, 60.0));
     }
 
-    void runsContinueInTime()
-    {
-        MainWindow w;
-        QVERIFY(w.openModel(kExample));
-        QVERIFY(w.runSteps(500));
-        QVERIFY(w.runSteps(100));
-        QCOMPARE(w.simulatedSteps(), std::int64_t{600});
-        auto copy = freshExample();
-        copy->evolve(Tensor(Shape{500, copy->sizeIn()}));
-        const auto second = copy->evolve(Tensor(Shape{100, copy->sizeIn()}), RecordSpec(true));
-        const auto& vmem = second.record.at("0").at("vmem");
-        // The plots hold the whole window since the reset: 600 samples, continuing in time.
-        QCOMPARE(w.tracePlot()->graph(2)->data()->size(), 600);
-        QVERIFY(w.tracePlot()->graph(2)->data()->at(510)->value ==
-                static_cast<double>(vmem.data[10 * 8 + 2]));
-        QCOMPARE(w.tracePlot()->graph(0)->data()->at(500)->key, 500.0 * vmem.dt * 1e3);
-
-        w.resetState();
-        QVERIFY(w.lastRecording() == nullptr);
-        QCOMPARE(w.simulatedSteps(), std::int64_t{0});
-        QCOMPARE(w.tracePlot()->graphCount(), 0);
-        QCOMPARE(w.rasterPlot()->dotCount(), std::int64_t{0});
-        // After a reset the run starts again at t = 0 from the initial states.
-        QVERIFY(w.runSteps(20));
-        QCOMPARE(w.tracePlot()->graph(0)->data()->at(0)->key, 0.0);
-    }
-
     void traceFollowsTheSelection()
     {
         MainWindow w;
@@ -247,36 +221,6 @@ private Q_SLOTS:
         }
         // The trace plot draws the new threshold.
         QCOMPARE(w.tracePlot()->thresholdLineCount(), 1);
-    }
-
-    void runControls()
-    {
-        MainWindow w;
-        QVERIFY(w.openModel(kExample));
-        // Step 1 / 10 / 100 run exactly that many steps.
-        w.action(QStringLiteral("action.step10"))->trigger();
-        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{10});
-        w.action(QStringLiteral("action.step1"))->trigger();
-        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{11});
-        // dt sets every module's dt as one undo step.
-        QVERIFY(std::abs(w.timeStepSpinBox()->value() - w.model()->getSubmodule("0").timeStep() * 1e3) < 1e-4);
-        const int before = w.document()->undoStack()->count();
-        w.timeStepSpinBox()->setValue(0.5);
-        QCOMPARE(w.document()->undoStack()->count(), before + 1);
-        for (const char* path : {"0", "1"}) {
-            QVERIFY(w.model()->getSubmodule(path).timeStep() == 0.5e-3);  // as typed, 0.5 ms
-        }
-        w.document()->undoStack()->undo();
-        QVERIFY(std::abs(w.timeStepSpinBox()->value() - 1.0) < 1e-4);
-        QVERIFY(std::abs(w.model()->getSubmodule("1").timeStep() - 1e-3) < 1e-9);
-        // The backend choice offers CUDA only where a device is usable.
-        std::string why;
-        const bool cuda = spike::engine::backendAvailable(spike::engine::BackendKind::Cuda, &why);
-        auto* items = qobject_cast<QStandardItemModel*>(w.backendComboBox()->model());
-        QCOMPARE(items->item(1)->isEnabled(), cuda);
-        if (!cuda) {
-            QVERIFY(items->item(1)->toolTip().contains(QString::fromStdString(why)));
-        }
     }
 
     void teachingDemosSpike()
@@ -563,20 +507,6 @@ private Q_SLOTS:
         QVERIFY(w.rasterPlot()->neuronSelection("E").empty());
         QVERIFY(w.rasterPlot()->yAxis->range().upper > 999);
         QVERIFY(!w.plotSignal(QStringLiteral("E"), QStringLiteral("spikes"), QStringLiteral("900")));
-    }
-
-    void runForRunsLive()
-    {
-        MainWindow w;
-        QVERIFY(w.openModel(kExample));
-        QString error;
-        QVERIFY2(w.runFor(0.3, &error), qPrintable(error));
-        QVERIFY(w.simulatedSteps() > 0);
-        QVERIFY(w.lastRecording() != nullptr);
-        QVERIFY(w.rasterPlot()->dotCount() > 0);
-        QVERIFY(w.tracePlot()->graphCount() > 0);
-        QVERIFY(!w.runFor(-1.0, &error));
-        QVERIFY(error.contains(QStringLiteral("run time")));
     }
 
     void multiSpikeStepIsOneDot()

@@ -9,7 +9,10 @@
 
 #include "engine/neurons/lif.hpp"
 
+#include <QApplication>
+#include <QComboBox>
 #include <QScrollArea>
+#include <QWheelEvent>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QToolButton>
@@ -47,6 +50,8 @@ private slots:
     void gridPlacesPanes();
     void timeAxesFollowExceptFrozen();
     void setTimeRangeSkipsFrozen();
+    void liveSpanScrollsLikeAnOscilloscope();
+    void spanBoxAndWheelSetTheSpan();
     void closeButtonEmitsKey();
     void scrollsWhenPanesDoNotFit();
     void screenshotOfMixedPanes();
@@ -175,6 +180,81 @@ void TestPlotPanes::setTimeRangeSkipsFrozen()
     frozen->setFrozen(false);
     QVERIFY(!panes.freezeButton(2)->isChecked());
     QVERIFY(sameRange(frozen->xAxis->range(), 0.0, 250.0));
+}
+
+void TestPlotPanes::liveSpanScrollsLikeAnOscilloscope()
+{
+    PlotPanes panes;
+    panes.setRaster(new RasterPlot);
+    TracePlot* a = panes.addTracePane(1);
+    TracePlot* frozen = panes.addTracePane(2);
+    frozen->xAxis->setRange(5.0, 6.0);
+    frozen->setFrozen(true);
+    panes.setSpan(500.0);
+    // Filling from the left until the data are a span long, then the last span, all linked.
+    panes.showLive(0.0, 120.0);
+    QVERIFY(sameRange(a->xAxis->range(), 0.0, 500.0));
+    for (const double end : {501.0, 2000.0, 55856322.5}) {
+        panes.showLive(std::max(0.0, end - 10000.0), end);
+        QVERIFY(sameRange(a->xAxis->range(), end - 500.0, end));
+        QVERIFY(sameRange(panes.raster()->xAxis->range(), end - 500.0, end));
+    }
+    QVERIFY(sameRange(frozen->xAxis->range(), 5.0, 6.0));
+    // "Whole run": everything kept.
+    panes.setSpan(0.0);
+    panes.showLive(1000.0, 3000.0);
+    QVERIFY(sameRange(a->xAxis->range(), 1000.0, 3000.0));
+    // Spans chosen from the model's slowest time constant: 25 of them, rounded up to 1-2-5.
+    QCOMPARE(PlotPanes::defaultSpan(0.02), 500.0);
+    QCOMPARE(PlotPanes::defaultSpan(0.01), 500.0);
+    QCOMPARE(PlotPanes::defaultSpan(0.005), 200.0);
+    QCOMPARE(PlotPanes::defaultSpan(1e-4), 100.0);
+    QCOMPARE(PlotPanes::defaultSpan(3.0), 10000.0);
+    QCOMPARE(PlotPanes::defaultSpan(0.0), 500.0);
+}
+
+void TestPlotPanes::spanBoxAndWheelSetTheSpan()
+{
+    PlotPanes panes;
+    panes.resize(900, 400);
+    TracePlot* a = panes.addTracePane(1);
+    panes.addTracePane(2);
+    panes.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panes));
+    panes.setSpan(500.0);
+    QComboBox* box1 = panes.spanBox(1);
+    QComboBox* box2 = panes.spanBox(2);
+    QVERIFY(box1 != nullptr && box2 != nullptr);
+    QCOMPARE(box1->currentText(), PlotPanes::spanLabel(500.0));
+    QCOMPARE(box1->count(), static_cast<int>(PlotPanes::spanChoices().size()));
+    QCOMPARE(box1->itemText(box1->count() - 1), QStringLiteral("whole run"));
+    // The keyboard on one pane's box (real key events): every box and the span follow.
+    QSignalSpy changed(&panes, &PlotPanes::spanChanged);
+    box1->setFocus();
+    QTest::keyClick(box1, Qt::Key_Down);
+    QCOMPARE(panes.span(), 1000.0);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(box2->currentText(), PlotPanes::spanLabel(1000.0));
+    // The wheel over a plot zooms its time axis; that width becomes the span, listed in order.
+    panes.showLive(0.0, 3000.0);
+    QVERIFY(sameRange(a->xAxis->range(), 2000.0, 3000.0));
+    const QPointF centre = a->axisRect()->rect().center();
+    QWheelEvent turn(centre, a->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                     Qt::NoScrollPhase, false);
+    QApplication::sendEvent(a, &turn);
+    const double zoomed = a->xAxis->range().size();
+    QVERIFY2(zoomed < 1000.0, qPrintable(QString::number(zoomed)));
+    QCOMPARE(panes.span(), zoomed);
+    QCOMPARE(box2->currentData().toDouble(), zoomed);
+    const int at = box2->currentIndex();
+    QVERIFY(box2->itemData(at - 1).toDouble() < zoomed && box2->itemData(at + 1).toDouble() > zoomed);
+    panes.showLive(0.0, 5000.0);
+    QVERIFY(sameRange(a->xAxis->range(), 5000.0 - zoomed, 5000.0));
+    // Ctrl + wheel zooms the values and leaves the span alone.
+    QWheelEvent ctrl(centre, a->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
+                     Qt::NoScrollPhase, false);
+    QApplication::sendEvent(a, &ctrl);
+    QCOMPARE(panes.span(), zoomed);
 }
 
 void TestPlotPanes::closeButtonEmitsKey()

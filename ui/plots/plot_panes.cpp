@@ -4,7 +4,13 @@
 #include "ui/plots/raster_plot.hpp"
 #include "ui/plots/trace_plot.hpp"
 
+#include <QComboBox>
 #include <QEvent>
+#include <QLabel>
+#include <QLocale>
+#include <QSignalBlocker>
+#include <QTimer>
+#include <QWheelEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QScrollArea>
@@ -12,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace spike::ui {
 
@@ -117,6 +124,15 @@ TracePlot* PlotPanes::addTracePane(int key)
     pane.close->setText(tr("Close"));
     pane.close->setAutoRaise(true);
     pane.close->setToolTip(tr("Close this pane"));
+    pane.span = new QComboBox(pane.frame);
+    pane.span->setToolTip(tr("Time span the panes show while the simulation runs (all panes scroll "
+                             "together); the wheel over a pane's plot sets it too"));
+    pane.span->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(pane.span, &QComboBox::activated, this, [this, box = pane.span](int index) {
+        setSpan(box->itemData(index).toDouble());
+    });
+    header->addWidget(new QLabel(tr("span"), pane.frame));
+    header->addWidget(pane.span);
     header->addWidget(pane.freeze);
     header->addWidget(pane.close);
     column->addLayout(header);
@@ -136,6 +152,7 @@ TracePlot* PlotPanes::addTracePane(int key)
     connect(pane.close, &QToolButton::clicked, this, [this, key] { emit closeRequested(key); });
     watchTimeAxis(plot);
     m_panes.push_back(pane);
+    syncSpanBoxes();
     relayout();
     return plot;
 }
@@ -239,6 +256,14 @@ bool PlotPanes::isLinked(const QCustomPlot* plot) const
 
 void PlotPanes::watchTimeAxis(QCustomPlot* plot)
 {
+    // A wheel turn (without Ctrl, which zooms values) on a linked plot zooms time: the width it
+    // leaves becomes the span. QCustomPlot reports the wheel before it zooms.
+    connect(plot, &QCustomPlot::mouseWheel, this, [this, plot](QWheelEvent* event) {
+        if ((event->modifiers() & Qt::ControlModifier) == 0 && isLinked(plot)) {
+            m_wheelSource = plot;
+            QTimer::singleShot(0, this, [this] { m_wheelSource = nullptr; });
+        }
+    });
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this, plot](const QCPRange& range) { followTime(plot, range); });
 }
@@ -247,6 +272,12 @@ void PlotPanes::followTime(QCustomPlot* source, const QCPRange& range)
 {
     if (m_syncing || !isLinked(source)) {
         return;
+    }
+    if (source == m_wheelSource && range.size() > 0.0) {
+        m_wheelSource = nullptr;
+        m_span = range.size();
+        syncSpanBoxes();
+        emit spanChanged(m_span);
     }
     m_syncing = true;
     const auto follow = [&](QCustomPlot* plot) {
@@ -277,6 +308,89 @@ void PlotPanes::setTimeRange(double t0Ms, double t1Ms)
     }
     m_syncing = false;
     replotAll();
+}
+
+const std::vector<double>& PlotPanes::spanChoices()
+{
+    static const std::vector<double> kChoices{50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0,
+                                              5000.0, 10000.0, 30000.0, 60000.0, 0.0};
+    return kChoices;
+}
+
+QString PlotPanes::spanLabel(double ms)
+{
+    if (ms <= 0.0) {
+        return tr("whole run");
+    }
+    if (ms >= 1000.0) {
+        return tr("%1 s").arg(QLocale().toString(ms / 1000.0, 'g', 3));
+    }
+    return tr("%1 ms").arg(QLocale().toString(ms, 'g', 3));
+}
+
+double PlotPanes::defaultSpan(double tauS)
+{
+    constexpr double kTaus = 25.0;
+    constexpr double kMinMs = 100.0;
+    constexpr double kMaxMs = 10000.0;
+    if (!(tauS > 0.0) || !std::isfinite(tauS)) {
+        return 500.0;
+    }
+    const double wanted = std::clamp(kTaus * tauS * 1e3, kMinMs, kMaxMs);
+    for (double decade = 1.0;; decade *= 10.0) {
+        for (const double m : {1.0, 2.0, 5.0}) {
+            if (m * decade >= wanted * (1.0 - 1e-9)) {
+                return std::min(m * decade, kMaxMs);
+            }
+        }
+    }
+}
+
+void PlotPanes::setSpan(double ms)
+{
+    const double span = ms > 0.0 && std::isfinite(ms) ? ms : 0.0;
+    if (span == m_span) {
+        return;
+    }
+    m_span = span;
+    syncSpanBoxes();
+    emit spanChanged(m_span);
+}
+
+void PlotPanes::syncSpanBoxes()
+{
+    for (const Pane& pane : m_panes) {
+        const QSignalBlocker quiet(pane.span);
+        pane.span->clear();
+        bool listed = false;
+        for (const double choice : spanChoices()) {
+            if (!listed && m_span > 0.0 && (choice == 0.0 || choice > m_span) &&
+                std::abs(choice - m_span) > 1e-6 * m_span) {
+                pane.span->addItem(spanLabel(m_span), m_span);  // a width the wheel left
+                listed = true;
+            }
+            listed = listed || choice == m_span;
+            pane.span->addItem(spanLabel(choice), choice);
+        }
+        pane.span->setCurrentIndex(pane.span->findData(m_span));
+    }
+}
+
+QComboBox* PlotPanes::spanBox(int key) const
+{
+    const Pane* pane = find(key);
+    return pane == nullptr ? nullptr : pane->span;
+}
+
+void PlotPanes::showLive(double historyStartMs, double endMs)
+{
+    if (m_span <= 0.0) {
+        setTimeRange(historyStartMs, endMs);
+    } else if (endMs <= m_span) {
+        setTimeRange(0.0, m_span);  // filling from the left until the data are a span long
+    } else {
+        setTimeRange(endMs - m_span, endMs);
+    }
 }
 
 void PlotPanes::replotAll()

@@ -10,6 +10,10 @@
 // raster take the same range; a guard flag stops the echo. Frozen panes neither lead nor follow;
 // an unfrozen pane takes the others' range again. The Freeze button and TracePlot::setFrozen()
 // stay in step either way.
+// Live span: while data arrive, showLive() gives the linked plots the last span() ms of them,
+// like an oscilloscope ([0, span] until the data are that long, then [end - span, end]); span 0
+// is "whole run" (everything kept). Every trace pane's header has a span box (all show the one
+// span), and the mouse wheel on a linked plot's time axis zooms and makes the new width the span.
 // Ownership: the widget owns its panes and the raster given to setRaster().
 // Thread: GUI thread only.
 #pragma once
@@ -18,6 +22,7 @@
 
 #include <vector>
 
+class QComboBox;
 class QCustomPlot;
 class QCPRange;
 class QGridLayout;
@@ -74,12 +79,30 @@ public:
 
     /// Sets the time range [ms] of every pane that is not frozen and of the raster.
     void setTimeRange(double t0Ms, double t1Ms);
+    /// The span box's choices [ms], 0 ("whole run") last.
+    static const std::vector<double>& spanChoices();
+    /// "500 ms", "2 s", "whole run".
+    static QString spanLabel(double ms);
+    /// A span for a model whose slowest time constant is `tauS` [s]: 25 time constants rounded
+    /// up to 1, 2 or 5 x 10^k ms, within [100 ms, 10 s] (20 ms gives 500 ms); 500 ms for
+    /// `tauS` <= 0 (none).
+    static double defaultSpan(double tauS);
+    /// Width [ms] of the live window (0: the whole run); updates every span box.
+    void setSpan(double ms);
+    double span() const { return m_span; }
+    /// The live data cover [historyStartMs, endMs]: the linked plots show the span's window
+    /// of it (see the file comment), or all of it for span 0.
+    void showLive(double historyStartMs, double endMs);
+    /// The span box in the header of the pane of `key`, or nullptr.
+    QComboBox* spanBox(int key) const;
     /// Queues one replot of every pane and the raster (each replots once however often asked).
     void replotAll();
 
 signals:
     /// The user pressed "Close" on the pane of `key`.
     void closeRequested(int key);
+    /// The span changed (a span box, the wheel, setSpan()).
+    void spanChanged(double ms);
 
 private:
     struct Pane {
@@ -88,6 +111,7 @@ private:
         TracePlot* plot = nullptr;
         QToolButton* freeze = nullptr;
         QToolButton* close = nullptr;
+        QComboBox* span = nullptr;
         bool shown = true;
     };
 
@@ -99,6 +123,8 @@ private:
     bool isLinked(const QCustomPlot* plot) const;
     /// An unfrozen `plot` takes the time range of the raster or of another linked pane.
     void rejoin(TracePlot* plot);
+    /// Every span box shows m_span (a width from the wheel gets an entry of its own).
+    void syncSpanBoxes();
 
     QWidget* m_content = nullptr;
     QGridLayout* m_grid = nullptr;
@@ -107,6 +133,8 @@ private:
     int m_columns = 1;
     bool m_syncing = false;
     bool m_rasterShown = true;
+    double m_span = 500.0;                    ///< [ms], 0: whole run
+    QCustomPlot* m_wheelSource = nullptr;     ///< a plot whose wheel zoom is under way
 };
 
 }  // namespace spike::ui

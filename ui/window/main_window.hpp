@@ -220,6 +220,8 @@ private:
     void refreshPlots();
     void clearPlots(const QString& explanation);
     void showWholeRun();
+    /// The plots' live span for the document's model (PlotPanes::defaultSpan()).
+    void chooseDefaultSpan();
     /// Records every plot request that has no trace in the run yet (a new run, a rebuild that
     /// brought a module back); a request whose trace the run dropped shows why in its pane.
     void attachPlotRequests();

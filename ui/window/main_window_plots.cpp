@@ -203,6 +203,7 @@ void MainWindow::openDocumentPlots()
     }
     m_plotRequests.clear();
     m_rasterPlot->clearNeuronSelections();
+    chooseDefaultSpan();
     showUsefulPanes();
     // A model file may name the panes to open with it: "plots": [{"path", "signal", "neurons"}].
     const nlohmann::json& extras = m_doc->extras();
@@ -313,10 +314,11 @@ void MainWindow::refreshPlots()
                              request.neurons);
         }
     }
+    // The last span of it, scrolling like an oscilloscope (or all of it for "whole run").
     const double dtMs = run()->timeStep() * 1e3;
     const std::int64_t end = run()->currentStep();
     const std::int64_t start = std::max<std::int64_t>(0, end - run()->window());
-    m_panes->setTimeRange(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
+    m_panes->showLive(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
     m_panes->replotAll();
 }
 
@@ -330,15 +332,43 @@ void MainWindow::clearPlots(const QString& explanation)
         }
     }
     const double dtMs = m_doc->root().timeStep() * 1e3;
-    m_panes->setTimeRange(0.0, (m_steps != nullptr ? m_steps->value() : kDefaultSteps) * dtMs);
+    m_panes->setTimeRange(0.0, m_panes->span() > 0.0 ? m_panes->span()
+                                                     : (m_steps != nullptr ? m_steps->value() : kDefaultSteps) * dtMs);
     m_panes->replotAll();
 }
 
 void MainWindow::showWholeRun()
 {
+    // Everything kept, whatever the span (the next update of a running simulation scrolls on).
     if (run() && run()->currentStep() > 0) {
         refreshPlots();
+        const double dtMs = run()->timeStep() * 1e3;
+        const std::int64_t end = run()->currentStep();
+        const std::int64_t start = std::max<std::int64_t>(0, end - run()->window());
+        m_panes->setTimeRange(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
     }
+}
+
+void MainWindow::chooseDefaultSpan()
+{
+    // 25 of the model's slowest time constants (any attribute named tau…, in seconds); a
+    // model without dt (a pure ANN) steps once per second of model time: 200 steps.
+    double slowest = 0.0;
+    bool hasDt = false;
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        for (const auto& view : module->attributes()) {
+            const auto* t = std::get_if<engine::Tensor>(view.value);
+            if (t == nullptr || t->numel() == 0) {
+                continue;
+            }
+            hasDt = hasDt || view.spec->name == "dt";
+            if (view.spec->name.rfind("tau", 0) == 0 && view.spec->units == "s") {
+                slowest = std::max(slowest, static_cast<double>(*std::max_element(t->data(), t->data() + t->numel())));
+            }
+        }
+    }
+    constexpr double kAnnSpanSteps = 200.0;
+    m_panes->setSpan(hasDt ? PlotPanes::defaultSpan(slowest) : kAnnSpanSteps * m_doc->root().timeStep() * 1e3);
 }
 
 }  // namespace spike::ui

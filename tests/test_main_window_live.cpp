@@ -1,0 +1,211 @@
+// MainWindow, what a run shows while it goes on and when it pauses: runs continue in time, the
+// run controls, --run-for's live plots, the clock and dt field in the model's units, the
+// inspector's States of a paused run, and the panes' sliding window of the last span.
+// Runs with QT_QPA_PLATFORM=offscreen.
+#include "tests/main_window_test_helpers.hpp"
+#include "ui/inspector/inspector.hpp"
+#include "ui/inspector/inspector_editors.hpp"
+#include "ui/plots/plot_panes.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
+#include "ui/window/main_window.hpp"
+
+#include "engine/core/attribute.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/runtime/backend.hpp"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QtTest/QtTest>
+
+using spike::engine::RecordSpec;
+using spike::engine::Shape;
+using spike::engine::Tensor;
+using spike::ui::MainWindow;
+using spike::tests::freshExample;
+using spike::tests::kCuba;
+using spike::tests::kExample;
+
+class TestMainWindowLive : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        QStandardPaths::setTestModeEnabled(true);  // recent files and recovery stay in test dirs
+    }
+
+    void liveWindowScrollsWithTheSpan()
+    {
+        // The LIF demo's slowest time constant is 20 ms: its panes show the last 500 ms.
+        MainWindow w;
+        w.resize(1400, 900);
+        QVERIFY(w.openModel(QStringLiteral(":/examples/lif_current_step.json")));
+        spike::ui::PlotPanes* panes = w.findChild<spike::ui::PlotPanes*>();
+        QVERIFY(panes != nullptr);
+        QCOMPARE(panes->span(), 500.0);
+        QCOMPARE(panes->spanBox(0)->currentText(), QStringLiteral("500 ms"));
+        QVERIFY(w.runSteps(300));
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{300});
+        QTRY_COMPARE(w.tracePlot()->xAxis->range().upper, 500.0);  // filling from the left
+        QCOMPARE(w.tracePlot()->xAxis->range().lower, 0.0);
+        QVERIFY(w.runSteps(1200));
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{1500});
+        QTRY_COMPARE(w.tracePlot()->xAxis->range().upper, 1500.0);
+        QCOMPARE(w.tracePlot()->xAxis->range().lower, 1000.0);
+        QCOMPARE(w.rasterPlot()->xAxis->range().lower, 1000.0);
+        // The history beyond the span is kept: a double-click shows the whole run.
+        QTest::mouseDClick(w.tracePlot(), Qt::LeftButton, Qt::NoModifier, w.tracePlot()->axisRect()->rect().center());
+        QCOMPARE(w.tracePlot()->xAxis->range().lower, 0.0);
+        QCOMPARE(w.tracePlot()->xAxis->range().upper, 1500.0);
+        // The CUBA network (tau 20 ms, dt 0.1 ms) gets 500 ms too; a pure ANN 200 of its steps.
+        QVERIFY(w.openModel(kCuba));
+        QCOMPARE(panes->span(), 500.0);
+        QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network.json")));
+        QCOMPARE(panes->span(), 200.0 * 1e3);
+    }
+
+    void runsContinueInTime()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QVERIFY(w.runSteps(500));
+        QVERIFY(w.runSteps(100));
+        QCOMPARE(w.simulatedSteps(), std::int64_t{600});
+        auto copy = freshExample();
+        copy->evolve(Tensor(Shape{500, copy->sizeIn()}));
+        const auto second = copy->evolve(Tensor(Shape{100, copy->sizeIn()}), RecordSpec(true));
+        const auto& vmem = second.record.at("0").at("vmem");
+        // The plots hold the whole window since the reset: 600 samples, continuing in time.
+        QCOMPARE(w.tracePlot()->graph(2)->data()->size(), 600);
+        QVERIFY(w.tracePlot()->graph(2)->data()->at(510)->value ==
+                static_cast<double>(vmem.data[10 * 8 + 2]));
+        QCOMPARE(w.tracePlot()->graph(0)->data()->at(500)->key, 500.0 * vmem.dt * 1e3);
+
+        w.resetState();
+        QVERIFY(w.lastRecording() == nullptr);
+        QCOMPARE(w.simulatedSteps(), std::int64_t{0});
+        QCOMPARE(w.tracePlot()->graphCount(), 0);
+        QCOMPARE(w.rasterPlot()->dotCount(), std::int64_t{0});
+        // After a reset the run starts again at t = 0 from the initial states.
+        QVERIFY(w.runSteps(20));
+        QCOMPARE(w.tracePlot()->graph(0)->data()->at(0)->key, 0.0);
+    }
+
+    void runControls()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        // Step 1 / 10 / 100 run exactly that many steps.
+        w.action(QStringLiteral("action.step10"))->trigger();
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{10});
+        w.action(QStringLiteral("action.step1"))->trigger();
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{11});
+        // dt sets every module's dt as one undo step.
+        QVERIFY(std::abs(w.timeStepSpinBox()->value() - w.model()->getSubmodule("0").timeStep() * 1e3) < 1e-4);
+        const int before = w.document()->undoStack()->count();
+        w.timeStepSpinBox()->setValue(0.5);
+        QCOMPARE(w.document()->undoStack()->count(), before + 1);
+        for (const char* path : {"0", "1"}) {
+            QVERIFY(w.model()->getSubmodule(path).timeStep() == 0.5e-3);  // as typed, 0.5 ms
+        }
+        w.document()->undoStack()->undo();
+        QVERIFY(std::abs(w.timeStepSpinBox()->value() - 1.0) < 1e-4);
+        QVERIFY(std::abs(w.model()->getSubmodule("1").timeStep() - 1e-3) < 1e-9);
+        // The backend choice offers CUDA only where a device is usable.
+        std::string why;
+        const bool cuda = spike::engine::backendAvailable(spike::engine::BackendKind::Cuda, &why);
+        auto* items = qobject_cast<QStandardItemModel*>(w.backendComboBox()->model());
+        QCOMPARE(items->item(1)->isEnabled(), cuda);
+        if (!cuda) {
+            QVERIFY(items->item(1)->toolTip().contains(QString::fromStdString(why)));
+        }
+    }
+
+    void runForRunsLive()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QString error;
+        QVERIFY2(w.runFor(0.3, &error), qPrintable(error));
+        QVERIFY(w.simulatedSteps() > 0);
+        QVERIFY(w.lastRecording() != nullptr);
+        QVERIFY(w.rasterPlot()->dotCount() > 0);
+        QVERIFY(w.tracePlot()->graphCount() > 0);
+        QVERIFY(!w.runFor(-1.0, &error));
+        QVERIFY(error.contains(QStringLiteral("run time")));
+    }
+
+    void timeStepFieldAndClockShowMillisecondsOrSayThereAreNone()
+    {
+        MainWindow w;  // a new, empty document: no module has a dt
+        auto* text = w.timeStepSpinBox()->findChild<QLineEdit*>();
+        QVERIFY(text != nullptr);
+        QVERIFY(!w.timeStepSpinBox()->isEnabled());
+        QCOMPARE(text->text(), QStringLiteral("no dt"));
+        QVERIFY(w.openModel(QStringLiteral(":/examples/cuba_network.json")));
+        QVERIFY(w.timeStepSpinBox()->isEnabled());
+        QCOMPARE(text->text(), QLocale().toString(0.1, 'f', 3) + QStringLiteral(" ms"));  // dt = 0.1 ms
+        QVERIFY(w.openModel(kExample));
+        QCOMPARE(text->text(), QLocale().toString(1.0, 'f', 3) + QStringLiteral(" ms"));
+        QVERIFY(w.runSteps(30));
+        QCOMPARE(w.clockText(), QStringLiteral("t = %1 ms (30 steps)").arg(QLocale().toString(30.0, 'f', 1)));
+        // A model without dt (a pure ANN) counts steps, not milliseconds.
+        QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network.json")));
+        QVERIFY(!w.timeStepSpinBox()->isEnabled());
+        QVERIFY(w.runSteps(30));
+        QCOMPARE(w.clockText(), QStringLiteral("30 steps"));
+    }
+
+    void inspectorShowsThePausedRunsStates()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(kExample));
+        QCOMPARE(w.selectedModulePath(), QStringLiteral("0"));
+        QCOMPARE(w.inspector()->statesTitle(), QStringLiteral("States"));
+        QVERIFY(w.runSteps(20));
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{20});
+        // Paused after the steps: the States are the run's, equal to the last recorded sample.
+        QTRY_VERIFY2(w.inspector()->statesTitle().startsWith(QStringLiteral("States — paused at t = ")),
+                     qPrintable(w.inspector()->statesTitle()));
+        QVERIFY(w.inspector()->statesTitle().contains(QLocale().toString(20.0, 'f', 1)));
+        auto* vmem = qobject_cast<spike::ui::ArrayEditor*>(w.inspector()->editorFor(QStringLiteral("vmem")));
+        QVERIFY(vmem != nullptr);
+        const auto& series = w.lastRecording()->at("0").at("vmem");
+        const std::int64_t width = series.data.dim(1);
+        QCOMPARE(vmem->shownValue().numel(), width);
+        bool moved = false;
+        for (std::int64_t n = 0; n < width; ++n) {
+            const float recorded = series.data.data()[(series.data.dim(0) - 1) * width + n];
+            QCOMPARE(vmem->shownValue()[n], recorded);
+            moved = moved || recorded != 0.0F;
+        }
+        QVERIFY2(moved, "the run moved the membranes away from their initial zeros");
+        // The document keeps its initial values.
+        QCOMPARE(std::get<spike::engine::Tensor>(w.document()->module(w.document()->findNode("0"))->attribute("vmem"))[0], 0.0F);
+        // An edit while paused sets the run's value too: read back from the run, it is there.
+        QVERIFY(vmem->applySetAll(0.25));
+        QCOMPARE(vmem->shownValue()[width - 1], 0.25F);
+        QVERIFY(w.selectModule(QStringLiteral("1")));
+        QVERIFY(w.selectModule(QStringLiteral("0")));
+        vmem = qobject_cast<spike::ui::ArrayEditor*>(w.inspector()->editorFor(QStringLiteral("vmem")));
+        QVERIFY(w.inspector()->statesTitle().startsWith(QStringLiteral("States — paused")));
+        QCOMPARE(vmem->shownValue()[0], 0.25F);
+        QCOMPARE(vmem->shownValue()[width - 1], 0.25F);
+        // Running: the initial values, said so; Reset: no run, the model's values.
+        w.action(QStringLiteral("action.run"))->trigger();
+        QTRY_VERIFY(w.isRunning());
+        QTRY_COMPARE(w.inspector()->statesTitle(), QStringLiteral("States — initial values"));
+        w.resetState();
+        QCOMPARE(w.inspector()->statesTitle(), QStringLiteral("States"));
+        QCOMPARE(vmem->shownValue()[0], 0.25F);  // the edit became the initial value
+    }
+
+};
+
+QTEST_MAIN(TestMainWindowLive)
+#include "test_main_window_live.moc"
