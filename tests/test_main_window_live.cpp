@@ -3,6 +3,7 @@
 // inspector's States of a paused run, and the panes' sliding window of the last span.
 // Runs with QT_QPA_PLATFORM=offscreen.
 #include "tests/main_window_test_helpers.hpp"
+#include "ui/document/document_file.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/inspector/inspector_editors.hpp"
 #include "ui/plots/plot_panes.hpp"
@@ -37,6 +38,29 @@ private Q_SLOTS:
     void init()
     {
         QStandardPaths::setTestModeEnabled(true);  // recent files and recovery stay in test dirs
+    }
+
+    void aModelWithoutSpikesOpensWithItsOutput()
+    {
+        // A pure ANN: no empty raster, no empty membrane pane, but what it computes.
+        MainWindow w;
+        QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network.json")));
+        auto* panes = w.findChild<spike::ui::PlotPanes*>();
+        QVERIFY(!panes->isRasterShown());
+        QVERIFY(!panes->isPaneShown(0));
+        QCOMPARE(panes->paneKeys().size(), std::size_t{2});
+        QVERIFY(w.runSteps(20));
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{20});
+        spike::ui::TracePlot* output = panes->tracePane(panes->paneKeys().back());
+        QTRY_VERIFY(output->title().startsWith(QStringLiteral("value_prefix")));
+        QVERIFY(w.lastRecording()->at("").count("value_prefix") == 1);
+        QVERIFY(!w.document()->extras().contains("plots"));  // a default, not written to the file
+        QVERIFY(!w.documentFile()->isModified());
+        // A spiking model keeps its raster and membrane pane.
+        QVERIFY(w.openModel(kCuba));
+        QVERIFY(panes->isRasterShown());
+        QVERIFY(panes->isPaneShown(0));
+        QCOMPARE(panes->paneKeys().size(), std::size_t{1});
     }
 
     void liveWindowScrollsWithTheSpan()

@@ -56,6 +56,8 @@ public:
     RasterPlot* raster() const { return m_raster; }
     /// Shows or hides the raster's cell (a model without spiking modules has nothing to show).
     void setRasterShown(bool shown);
+    /// Whether the raster has a cell.
+    bool isRasterShown() const { return m_raster != nullptr && m_rasterShown; }
     /// Shows or hides the cell of the pane of `key`; a hidden pane keeps its data and key.
     void setPaneShown(int key, bool shown);
     /// Whether the pane of `key` has a cell (false for an unknown key).

@@ -220,6 +220,8 @@ private:
     void refreshPlots();
     void clearPlots(const QString& explanation);
     void showWholeRun();
+    /// A model without spikes or membranes gets a pane of its first recordable signal.
+    void openOutputPane();
     /// The plots' live span for the document's model (PlotPanes::defaultSpan()).
     void chooseDefaultSpan();
     /// Records every plot request that has no trace in the run yet (a new run, a rebuild that

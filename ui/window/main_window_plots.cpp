@@ -208,6 +208,7 @@ void MainWindow::openDocumentPlots()
     // A model file may name the panes to open with it: "plots": [{"path", "signal", "neurons"}].
     const nlohmann::json& extras = m_doc->extras();
     if (!extras.contains("plots")) {
+        openOutputPane();
         return;
     }
     // A copy: the file's entry stays as it is while its panes open (storePlotRequests() waits),
@@ -254,6 +255,29 @@ void MainWindow::installPlotMenu(QCustomPlot* plot)
         }
         menu.exec(plot->mapToGlobal(pos));
     });
+}
+
+void MainWindow::openOutputPane()
+{
+    // A model with neither spikes nor a membrane (a pure ANN) opens with a pane of what it
+    // computes: the first recordable signal in tree order (a DynamicsNetwork's value_prefix),
+    // instead of an empty raster and an empty membrane pane. Not written to the file.
+    if (!tracedPath().isEmpty()) {
+        return;
+    }
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        if (module->spikingOutput() && module->childCount() == 0) {
+            return;
+        }
+    }
+    for (const auto& [path, module] : m_doc->root().namedModules()) {
+        const std::vector<std::string> names = module->recordableSignals();
+        if (!names.empty()) {
+            const QScopedValueRollback<bool> loading(m_openingDocumentPlots, true);
+            plotSignal(QString::fromStdString(path), QString::fromStdString(names.front()), QStringLiteral("all"));
+            return;
+        }
+    }
 }
 
 void MainWindow::showUsefulPanes()
