@@ -284,6 +284,15 @@ private Q_SLOTS:
             // Bounds read as numbers people write: 2^24, not 1.677722e+07.
             QVERIFY(w.openModel(QStringLiteral(":/examples/lif_current_step.json")));
             QVERIFY(w.selectModule(QStringLiteral("lif")));
+            // Paused after a long run (the States title names the time): still no overflow.
+            QVERIFY(w.runSteps(36000));
+            QTRY_COMPARE(w.simulatedSteps(), std::int64_t{36000});
+            QTRY_VERIFY(w.inspector()->statesTitle().contains(QStringLiteral("paused")));
+            QApplication::processEvents();
+            QVERIFY2(scroll->widget()->minimumSizeHint().width() <= scroll->viewport()->width(),
+                     qPrintable(QStringLiteral("paused: rows need %1 px, the dock gives %2")
+                                    .arg(scroll->widget()->minimumSizeHint().width())
+                                    .arg(scroll->viewport()->width())));
             bool found = false;
             for (const QLabel* label : w.inspector()->findChildren<QLabel*>()) {
                 found = found || label->text().startsWith(QStringLiteral("integer in [1, 16777216]"));

@@ -153,9 +153,18 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
             if (m_inner[g] != nullptr) {
                 m_inner[g]->setVisible(on);
             }
+            if (g == 2) {
+                m_statesNote->setVisible(on && !m_statesNote->text().isEmpty());
+            }
         });
         m_bodyLayout->addWidget(m_groups[g]);
     }
+    // Whose States these are (showRunStates()), wrapped: the group's title stays short.
+    m_statesNote = new QLabel(m_groups[2]);
+    m_statesNote->setWordWrap(true);
+    m_statesNote->setForegroundRole(QPalette::PlaceholderText);
+    m_statesNote->hide();
+    m_groups[2]->layout()->addWidget(m_statesNote);
     m_bodyLayout->addStretch(1);
     m_scroll->setWidget(m_body);
     layout->addWidget(m_scroll, 1);
@@ -631,16 +640,23 @@ void Inspector::onStructureChanged()
 }
 
 void Inspector::showRunStates(const QString& title, std::map<std::string, engine::AttributeValue> values,
-                              const QString& tip)
+                              const QString& note)
 {
     m_runStates = std::move(values);
     m_groups[2]->setTitle(title);
-    m_groups[2]->setToolTip(tip.isEmpty() ? tr("Untick to collapse") : tip + tr(". Untick to collapse"));
+    m_groups[2]->setToolTip(note.isEmpty() ? tr("Untick to collapse") : note + tr(". Untick to collapse"));
+    m_statesNote->setText(note);
+    m_statesNote->setVisible(!note.isEmpty() && m_groups[2]->isChecked());
     for (Row& row : m_rows) {
         if (row.group == 2) {
             refreshRow(row);
         }
     }
+}
+
+QString Inspector::statesNote() const
+{
+    return m_statesNote->text();
 }
 
 QString Inspector::statesTitle() const

@@ -62,13 +62,16 @@ public:
     /// non-live-editable attributes while running ("pause to change tau_mem: it needs a
     /// rebuild").
     void setEditGate(EditGate gate) { m_gate = std::move(gate); }
-    /// The States group's title, tooltip and values: `values` (the States of the shown module
-    /// in a paused run, LiveRun::readStates()) replace the document's in the editors until the
-    /// next call or another module is shown; empty: the document's own (initial) values.
-    /// Editing a State shown this way sets it in the document and, through RunSession, in the
-    /// run: both show the new value.
+    /// The States group's (short) title, a wrapped note under it (also its tooltip; empty:
+    /// none) and its values: `values` (the States of the shown module in a paused run,
+    /// LiveRun::readStates()) replace the document's in the editors until the next call or
+    /// another module is shown; empty: the document's own (initial) values. Editing a State
+    /// shown this way sets it in the document and, through RunSession, in the run: both show
+    /// the new value.
     void showRunStates(const QString& title, std::map<std::string, engine::AttributeValue> values = {},
-                       const QString& tip = {});
+                       const QString& note = {});
+    /// The note showRunStates() put under the States title ("" when none).
+    QString statesNote() const;
     /// The States group's title ("States", or showRunStates()' title).
     QString statesTitle() const;
     /// Shows only rows of `family` ("" shows all).
@@ -149,6 +152,7 @@ private:
     std::map<std::string, engine::AttributeValue> m_runStates;  ///< showRunStates(): a paused run's States
 
     QLabel* m_title = nullptr;
+    QLabel* m_statesNote = nullptr;  ///< under the States title (showRunStates())
     QLabel* m_emptyNote = nullptr;
     QComboBox* m_familyBox = nullptr;
     QScrollArea* m_scroll = nullptr;

@@ -171,9 +171,10 @@ void MainWindow::refreshRunStates()
     const QString when = m_dt->isEnabled()
                              ? tr("t = %1 ms").arg(QLocale().toString(static_cast<double>(states.step) * m_session->timeStep() * 1e3, 'f', 1))
                              : tr("step %L1").arg(states.step);
-    m_inspector->showRunStates(tr("States — paused at %1").arg(when), std::move(states.values),
-                               tr("The paused simulation's values. Editing one changes it in the simulation "
-                                  "and as the model's initial value; Reset returns to the initial values"));
+    m_inspector->showRunStates(tr("States — paused"), std::move(states.values),
+                               tr("The paused simulation's values at %1. Editing one changes it in the simulation "
+                                  "and as the model's initial value; Reset returns to the initial values")
+                                   .arg(when));
 }
 
 QString MainWindow::clockText() const
