@@ -53,6 +53,10 @@ private Q_SLOTS:
         QTRY_COMPARE(w.simulatedSteps(), std::int64_t{20});
         spike::ui::TracePlot* output = panes->tracePane(panes->paneKeys().back());
         QTRY_VERIFY(output->title().startsWith(QStringLiteral("value_prefix")));
+        // Its time is counted in steps: 20 steps fill [0, 200] of the 200-step span.
+        QCOMPARE(output->xAxis->label(), QStringLiteral("step"));
+        QCOMPARE(output->xAxis->range().upper, 200.0);
+        QVERIFY(output->readoutAt(10.2, 0.0).startsWith(QStringLiteral("step 10\n")));
         QVERIFY(w.lastRecording()->at("").count("value_prefix") == 1);
         QVERIFY(!w.document()->extras().contains("plots"));  // a default, not written to the file
         QVERIFY(!w.documentFile()->isModified());
@@ -90,7 +94,9 @@ private Q_SLOTS:
         QVERIFY(w.openModel(kCuba));
         QCOMPARE(panes->span(), 500.0);
         QVERIFY(w.openModel(QStringLiteral(":/examples/dynamics_network.json")));
-        QCOMPARE(panes->span(), 200.0 * 1e3);
+        QCOMPARE(panes->span(), 200.0);
+        QVERIFY(panes->timeAxis().steps);
+        QCOMPARE(panes->spanBox(panes->paneKeys().back())->currentText(), QStringLiteral("200 steps"));
     }
 
     void runsContinueInTime()

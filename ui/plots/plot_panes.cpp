@@ -95,6 +95,7 @@ void PlotPanes::setRaster(RasterPlot* raster)
     if (m_raster != nullptr) {
         m_raster->setParent(m_content);
         m_raster->setMinimumHeight(kMinPaneHeight + 60);
+        m_raster->setTimeAxis(m_time);
         watchTimeAxis(m_raster);
         m_raster->show();
     }
@@ -137,6 +138,7 @@ TracePlot* PlotPanes::addTracePane(int key)
     header->addWidget(pane.close);
     column->addLayout(header);
     pane.plot = new TracePlot(pane.frame);
+    pane.plot->setTimeAxis(m_time);
     pane.plot->setMinimumSize(200, kMinPaneHeight);
     column->addWidget(pane.plot, 1);
 
@@ -319,13 +321,19 @@ const std::vector<double>& PlotPanes::spanChoices()
 
 QString PlotPanes::spanLabel(double ms)
 {
-    if (ms <= 0.0) {
-        return tr("whole run");
+    return ms <= 0.0 ? tr("whole run") : TimeAxis::milliseconds().width(ms);
+}
+
+void PlotPanes::setTimeAxis(const TimeAxis& axis)
+{
+    m_time = axis;
+    if (m_raster != nullptr) {
+        m_raster->setTimeAxis(axis);
     }
-    if (ms >= 1000.0) {
-        return tr("%1 s").arg(QLocale().toString(ms / 1000.0, 'g', 3));
+    for (const Pane& pane : m_panes) {
+        pane.plot->setTimeAxis(axis);
     }
-    return tr("%1 ms").arg(QLocale().toString(ms, 'g', 3));
+    syncSpanBoxes();
 }
 
 double PlotPanes::defaultSpan(double tauS)
@@ -366,11 +374,11 @@ void PlotPanes::syncSpanBoxes()
         for (const double choice : spanChoices()) {
             if (!listed && m_span > 0.0 && (choice == 0.0 || choice > m_span) &&
                 std::abs(choice - m_span) > 1e-6 * m_span) {
-                pane.span->addItem(spanLabel(m_span), m_span);  // a width the wheel left
+                pane.span->addItem(m_time.width(m_span), m_span);  // a width the wheel left
                 listed = true;
             }
             listed = listed || choice == m_span;
-            pane.span->addItem(spanLabel(choice), choice);
+            pane.span->addItem(choice <= 0.0 ? spanLabel(0.0) : m_time.width(choice), choice);
         }
         pane.span->setCurrentIndex(pane.span->findData(m_span));
     }

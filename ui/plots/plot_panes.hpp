@@ -18,6 +18,8 @@
 // Thread: GUI thread only.
 #pragma once
 
+#include "ui/plots/plot_style.hpp"
+
 #include <QWidget>
 
 #include <vector>
@@ -89,12 +91,16 @@ public:
     /// up to 1, 2 or 5 x 10^k ms, within [100 ms, 10 s] (20 ms gives 500 ms); 500 ms for
     /// `tauS` <= 0 (none).
     static double defaultSpan(double tauS);
-    /// Width [ms] of the live window (0: the whole run); updates every span box.
+    /// Width of the live window, in time-axis units (0: the whole run); updates every span box.
     void setSpan(double ms);
     double span() const { return m_span; }
     /// The live data cover [historyStartMs, endMs]: the linked plots show the span's window
     /// of it (see the file comment), or all of it for span 0.
     void showLive(double historyStartMs, double endMs);
+    /// Milliseconds or steps on every time axis (the raster's, every pane's, new ones'); the
+    /// span is in the same units.
+    void setTimeAxis(const TimeAxis& axis);
+    const TimeAxis& timeAxis() const { return m_time; }
     /// The span box in the header of the pane of `key`, or nullptr.
     QComboBox* spanBox(int key) const;
     /// Queues one replot of every pane and the raster (each replots once however often asked).
@@ -135,7 +141,8 @@ private:
     int m_columns = 1;
     bool m_syncing = false;
     bool m_rasterShown = true;
-    double m_span = 500.0;                    ///< [ms], 0: whole run
+    double m_span = 500.0;                    ///< [time-axis units], 0: whole run
+    TimeAxis m_time;
     QCustomPlot* m_wheelSource = nullptr;     ///< a plot whose wheel zoom is under way
 };
 

@@ -4,12 +4,42 @@
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
+#include <QLocale>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 namespace spike::ui {
+
+QString TimeAxis::label() const
+{
+    return steps ? QObject::tr("step") : QObject::tr("time [ms]");
+}
+
+QString TimeAxis::at(double x) const
+{
+    return steps ? QObject::tr("step %L1").arg(std::llround(x)) : QObject::tr("t = %1 ms").arg(x, 0, 'g', 6);
+}
+
+QString TimeAxis::width(double x) const
+{
+    if (steps) {
+        return QObject::tr("%L1 steps").arg(std::llround(x));
+    }
+    if (x >= 1000.0) {
+        return QObject::tr("%1 s").arg(QLocale().toString(x / 1000.0, 'g', 3));
+    }
+    return QObject::tr("%1 ms").arg(QLocale().toString(x, 'g', 3));
+}
+
+void retitleTimeAxis(QCPAxis& axis, const TimeAxis& from, const TimeAxis& to)
+{
+    // The full text when setUpTimePlot()'s fitting wrapped what is shown.
+    const QString shown = axis.label();
+    const QString full = shown == axis.property("spike.wrapped").toString() ? axis.property("spike.full").toString() : shown;
+    axis.setLabel(full.startsWith(from.label()) ? to.label() + full.mid(from.label().size()) : to.label());
+}
 
 QColor seriesColour(int index, int count)
 {

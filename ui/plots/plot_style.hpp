@@ -17,6 +17,28 @@ constexpr int kPlotLeftMargin = 64;
 /// Right margin [px]: room for threshold labels (traces) and module names (raster).
 constexpr int kPlotRightMargin = 84;
 
+/// How the plots show simulated time: in milliseconds, or in steps for a model without a time
+/// step (a pure ANN, whose "dt" is a nominal 1 s). Axis coordinate = seconds x perSecond.
+struct TimeAxis {
+    double perSecond = 1e3;  ///< axis units per simulated second
+    bool steps = false;      ///< the axis counts steps
+
+    static TimeAxis milliseconds() { return {}; }
+    /// Steps of `dtS` seconds each.
+    static TimeAxis stepsOf(double dtS) { return {dtS > 0.0 ? 1.0 / dtS : 1.0, true}; }
+    /// The axis title: "time [ms]" or "step".
+    QString label() const;
+    /// A point on it: "t = 12.5 ms" or "step 12".
+    QString at(double x) const;
+    /// A width on it: "500 ms", "2 s", "200 steps".
+    QString width(double x) const;
+    bool operator==(const TimeAxis&) const = default;
+};
+
+/// Gives `axis` the title of `to` where it had `from`'s, keeping what followed it (an
+/// explanation such as " — press Run…"), whether or not the title was wrapped since.
+void retitleTimeAxis(QCPAxis& axis, const TimeAxis& from, const TimeAxis& to);
+
 /// Colour of series `index` out of `count`: distinct, readable on white.
 QColor seriesColour(int index, int count);
 

@@ -138,6 +138,12 @@ void RasterPlot::removeContents(bool keepBands)
     m_moduleTicker->clear();
 }
 
+void RasterPlot::setTimeAxis(const TimeAxis& axis)
+{
+    retitleTimeAxis(*xAxis, m_time, axis);
+    m_time = axis;
+}
+
 void RasterPlot::showEmpty(const QString& title, const QString& explanation)
 {
     removeContents();
@@ -239,7 +245,7 @@ void RasterPlot::showSpikes(const std::vector<RasterModule>& modules, const engi
         }
     }
     if (bands.empty()) {
-        showEmpty(tr("Spike raster"), tr("time [ms] — this model has no spiking module"));
+        showEmpty(tr("Spike raster"), tr("%1 — this model has no spiking module").arg(m_time.label()));
         return;
     }
 
@@ -251,7 +257,7 @@ void RasterPlot::showSpikes(const std::vector<RasterModule>& modules, const engi
                          .arg(rows)
                          .arg(bandCount)
                          .arg(bandCount == 1 ? QString() : QStringLiteral("s")));
-    xAxis->setLabel(tr("time [ms]"));
+    xAxis->setLabel(m_time.label());
     // Cells: aligned time bins of whole steps, as many as a window of these steps can touch
     // (at most one per pixel of the axis rect's width); neuron bins sharing its height by band
     // size.
@@ -285,7 +291,7 @@ void RasterPlot::showSpikes(const std::vector<RasterModule>& modules, const engi
 
     const int count = bandCount;
     const std::int64_t stride = labelStride(rows, std::clamp<std::int64_t>(axisRect()->height() / 18, 4, 24));
-    const double dtMs = dt * 1e3;
+    const double dtMs = dt * m_time.perSecond;  // one step on the time axis
     double tMin = std::numeric_limits<double>::infinity();
     double tMax = -tMin;
     for (int b = 0; b < count; ++b) {

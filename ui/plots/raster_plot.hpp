@@ -27,6 +27,8 @@
 // Thread: GUI thread only; the plot copies what it draws.
 #pragma once
 
+#include "ui/plots/plot_style.hpp"
+
 #include "engine/core/recording.hpp"
 #include "engine/runtime/spike_window.hpp"
 
@@ -83,6 +85,8 @@ public:
     std::vector<std::int64_t> neuronSelection(const std::string& path) const;
     /// Removes every dot and explains why with `explanation` on the time axis label.
     void showEmpty(const QString& title, const QString& explanation);
+    /// Milliseconds (the default) or steps on the time axis, from the next showSpikes() on.
+    void setTimeAxis(const TimeAxis& axis);
 
     /// Dots currently drawn (over all module graphs; 0 in density mode).
     std::int64_t dotCount() const;
@@ -134,6 +138,7 @@ private:
     void showRate(const std::vector<Band>& bands, std::int64_t neurons, double dt);
 
     QCPTextElement* m_title = nullptr;
+    TimeAxis m_time;
     QSharedPointer<QCPAxisTickerText> m_neuronTicker;
     QSharedPointer<QCPAxisTickerText> m_moduleTicker;
     QCPAxisRect* m_rateRect = nullptr;

@@ -197,7 +197,7 @@ void RasterPlot::showRate(const std::vector<Band>& bands, std::int64_t neurons, 
     for (std::int64_t b = 0; b < bins; ++b) {
         const double rate = counts[static_cast<std::size_t>(b)] / (static_cast<double>(neurons) * binSeconds);
         peak = std::max(peak, rate);
-        points.append(QCPGraphData((t0 + (static_cast<double>(b) + 0.5) * binSeconds) * 1e3, rate));
+        points.append(QCPGraphData((t0 + (static_cast<double>(b) + 0.5) * binSeconds) * m_time.perSecond, rate));
     }
     m_rate->data()->set(points, true);
     m_rate->valueAxis()->setRange(0.0, peak > 0.0 ? peak * 1.1 : 1.0);

@@ -310,8 +310,8 @@ void TracePlot::showTraces(const TraceSource& source, const QString& path,
     const int previousTraces = m_traces;
     m_steps = steps;
     m_traces = static_cast<int>(width);
-    m_dtMs = series.dt * 1e3;
-    m_t0Ms = series.tStart * 1e3;
+    m_dtMs = series.dt * m_time.perSecond;
+    m_t0Ms = series.tStart * m_time.perSecond;
     m_firstStep = series.dt > 0.0 ? std::llround(series.tStart / series.dt) : 0;
     m_units = QString::fromStdString(series.units);
     const bool dense = width > kMaxTraces;
@@ -378,9 +378,15 @@ void TracePlot::showTraces(const TraceSource& source, const QString& path,
                            dense ? tr(", density view") : QString());
     setToolTip(tr("%1 of %2 (%3)").arg(signal, where, source.className));
     updateTitle();
-    xAxis->setLabel(tr("time [ms]"));
+    xAxis->setLabel(m_time.label());
     yAxis->setLabel(m_units.isEmpty() ? signal : tr("%1 [%2]").arg(signal, m_units));
     replot(rpQueuedReplot);
+}
+
+void TracePlot::setTimeAxis(const TimeAxis& axis)
+{
+    retitleTimeAxis(*xAxis, m_time, axis);
+    m_time = axis;
 }
 
 void TracePlot::setFrozen(bool frozen)
@@ -400,7 +406,7 @@ void TracePlot::setFrozen(bool frozen)
 void TracePlot::updateTitle()
 {
     if (m_frozen && m_steps > 0) {
-        m_title->setText(m_baseTitle + tr(" — frozen at t = %1 ms").arg(endTimeMs(), 0, 'g', 6));
+        m_title->setText(m_baseTitle + tr(" — frozen at %1").arg(m_time.at(endTimeMs())));
     } else {
         m_title->setText(m_baseTitle);
     }
@@ -416,7 +422,7 @@ QString TracePlot::readoutAt(double timeMs, double value) const
         return {};
     }
     const auto step = std::clamp<std::int64_t>(std::llround(at), 0, m_steps - 1);
-    QString text = tr("t = %1 ms").arg(m_t0Ms + static_cast<double>(step) * m_dtMs, 0, 'g', 6);
+    QString text = m_time.at(m_t0Ms + static_cast<double>(step) * m_dtMs);
     const QString units = unitsSuffix();
     if (densityMode()) {
         const int column = m_density.columnOfStep(step);

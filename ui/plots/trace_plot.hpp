@@ -32,6 +32,7 @@
 // Thread: GUI thread only; the plot copies what it needs, so the recording may go away afterwards.
 #pragma once
 
+#include "ui/plots/plot_style.hpp"
 #include "ui/plots/trace_density.hpp"
 
 #include "engine/tensor/tensor.hpp"
@@ -89,6 +90,8 @@ public:
 
     /// Freezes (ignores showTraces(), title says so) or unfreezes the pane.
     void setFrozen(bool frozen);
+    /// Milliseconds (the default) or steps on the time axis, from the next showTraces() on.
+    void setTimeAxis(const TimeAxis& axis);
     bool isFrozen() const { return m_frozen; }
 
     /// Whether the traces are drawn as density cells rather than lines.
@@ -183,7 +186,8 @@ private:
     std::int64_t m_steps = 0;
     std::int64_t m_firstStep = 0;  ///< absolute step of the first sample
     double m_t0Ms = 0.0;
-    double m_dtMs = 1.0;
+    TimeAxis m_time;
+    double m_dtMs = 1.0;  ///< one step on the time axis (ms, or 1 for steps)
     QString m_units;
 
     // Line view.

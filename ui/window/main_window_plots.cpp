@@ -136,7 +136,7 @@ bool MainWindow::plotSignal(const QString& path, const QString& signal, const QS
     }
     TracePlot* pane = m_panes->addTracePane(request.key);
     installPlotMenu(pane);
-    pane->showEmpty(tr("%1 of '%2'").arg(signal, path), tr("time [ms] — recorded from the next samples on"));
+    pane->showEmpty(tr("%1 of '%2'").arg(signal, path), tr("%1 — recorded from the next samples on").arg(m_panes->timeAxis().label()));
     m_plotRequests.push_back(std::move(request));
     storePlotRequests();
     showUsefulPanes();
@@ -315,7 +315,7 @@ void MainWindow::refreshPlots()
     const engine::TimeSeries* series = run()->primaryTraceId() != 0 ? run()->traceSeries(run()->primaryTraceId()) : nullptr;
     if (series == nullptr || module == nullptr) {
         m_tracePlot->showEmpty(tr("Membrane potential"),
-                               tr("time [ms] — select a neuron layer to see its membrane potential"));
+                               tr("%1 — select a neuron layer to see its membrane potential").arg(m_panes->timeAxis().label()));
     } else {
         m_tracePlot->showTraces(traceSourceOf(*module), path, QString::fromStdString(signal), *series,
                                 signal == module->membraneSignal(), run()->tracedNeurons());
@@ -331,7 +331,7 @@ void MainWindow::refreshPlots()
         }
         if (request.traceId == 0 || target == nullptr) {
             pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path),
-                            tr("time [ms] — not recorded: %1").arg(request.why.isEmpty() ? tr("the module left the model") : request.why));
+                            tr("%1 — not recorded: %2").arg(m_panes->timeAxis().label(), request.why.isEmpty() ? tr("the module left the model") : request.why));
         } else if (data != nullptr) {
             const std::string name = request.label.toStdString();
             pane->showTraces(traceSourceOf(*target), request.path, request.label, *data, name == target->membraneSignal(),
@@ -339,7 +339,7 @@ void MainWindow::refreshPlots()
         }
     }
     // The last span of it, scrolling like an oscilloscope (or all of it for "whole run").
-    const double dtMs = run()->timeStep() * 1e3;
+    const double dtMs = run()->timeStep() * m_panes->timeAxis().perSecond;  // one step on the axis
     const std::int64_t end = run()->currentStep();
     const std::int64_t start = std::max<std::int64_t>(0, end - run()->window());
     m_panes->showLive(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
@@ -348,14 +348,14 @@ void MainWindow::refreshPlots()
 
 void MainWindow::clearPlots(const QString& explanation)
 {
-    m_rasterPlot->showEmpty(tr("Spike raster"), tr("time [ms] — %1").arg(explanation));
-    m_tracePlot->showEmpty(tr("Membrane potential"), tr("time [ms] — %1").arg(explanation));
+    m_rasterPlot->showEmpty(tr("Spike raster"), tr("%1 — %2").arg(m_panes->timeAxis().label(), explanation));
+    m_tracePlot->showEmpty(tr("Membrane potential"), tr("%1 — %2").arg(m_panes->timeAxis().label(), explanation));
     for (const PlotRequest& request : m_plotRequests) {
         if (TracePlot* pane = m_panes->tracePane(request.key)) {
-            pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path), tr("time [ms] — %1").arg(explanation));
+            pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path), tr("%1 — %2").arg(m_panes->timeAxis().label(), explanation));
         }
     }
-    const double dtMs = m_doc->root().timeStep() * 1e3;
+    const double dtMs = m_doc->root().timeStep() * m_panes->timeAxis().perSecond;
     m_panes->setTimeRange(0.0, m_panes->span() > 0.0 ? m_panes->span()
                                                      : (m_steps != nullptr ? m_steps->value() : kDefaultSteps) * dtMs);
     m_panes->replotAll();
@@ -366,7 +366,7 @@ void MainWindow::showWholeRun()
     // Everything kept, whatever the span (the next update of a running simulation scrolls on).
     if (run() && run()->currentStep() > 0) {
         refreshPlots();
-        const double dtMs = run()->timeStep() * 1e3;
+        const double dtMs = run()->timeStep() * m_panes->timeAxis().perSecond;  // one step on the axis
         const std::int64_t end = run()->currentStep();
         const std::int64_t start = std::max<std::int64_t>(0, end - run()->window());
         m_panes->setTimeRange(static_cast<double>(start) * dtMs, static_cast<double>(end) * dtMs);
@@ -376,7 +376,7 @@ void MainWindow::showWholeRun()
 void MainWindow::chooseDefaultSpan()
 {
     // 25 of the model's slowest time constants (any attribute named tau…, in seconds); a
-    // model without dt (a pure ANN) steps once per second of model time: 200 steps.
+    // model without dt (a pure ANN) counts time in steps: 200 of them.
     double slowest = 0.0;
     bool hasDt = false;
     for (const auto& [path, module] : m_doc->root().namedModules()) {
@@ -392,7 +392,8 @@ void MainWindow::chooseDefaultSpan()
         }
     }
     constexpr double kAnnSpanSteps = 200.0;
-    m_panes->setSpan(hasDt ? PlotPanes::defaultSpan(slowest) : kAnnSpanSteps * m_doc->root().timeStep() * 1e3);
+    m_panes->setTimeAxis(hasDt ? TimeAxis::milliseconds() : TimeAxis::stepsOf(m_doc->root().timeStep()));
+    m_panes->setSpan(hasDt ? PlotPanes::defaultSpan(slowest) : kAnnSpanSteps);
 }
 
 }  // namespace spike::ui
