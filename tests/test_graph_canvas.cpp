@@ -4,7 +4,8 @@
 // undo step, selection sync both ways with ctrl-click toggling, zoom around the cursor, the
 // minimap and nested networks; the edit actions: double-click entering nested modules (a
 // Sequential shown read-only, refusing structural edits), dropping a palette entry, clipboard
-// copy/paste with the paste landing in view, align and auto-layout as one undo step each.
+// copy/paste with the paste landing in view (placement and layout: test_graph_canvas_placement).
+#include "tests/graph_canvas_test_helpers.hpp"
 #include "tests/graph_test_models.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/document/graph_commands.hpp"
@@ -26,75 +27,8 @@
 using namespace spike::ui;
 using Json = nlohmann::json;
 
-namespace {
+using namespace spike::tests::canvas;
 
-Json sampleModel()
-{
-    return spike::tests::sampleGraphModel();
-}
-
-/// A Network holding "stack": Sequential(Linear 3 -> 4, ReLU, LIF 4 -> 2).
-Json stackModel()
-{
-    return Json::parse(R"({"format": "spikestudio.model", "version": 1, "model": {"type": "Network",
-        "children": [{"name": "stack", "type": "Sequential", "children": [
-            {"type": "Linear", "config": {"in_features": 3, "out_features": 4}},
-            {"type": "ReLU", "config": {"shape": [4]}},
-            {"type": "LIF", "config": {"shape": [4, 2]}}]}]}})");
-}
-
-void push(GraphDocument& doc, std::unique_ptr<GraphCommand> command)
-{
-    spike::tests::pushOk(doc, std::move(command));
-}
-
-void mouse(QWidget* viewport, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
-           Qt::KeyboardModifiers modifiers = Qt::NoModifier)
-{
-    QMouseEvent event(type, QPointF(pos), QPointF(viewport->mapToGlobal(pos)), button, buttons, modifiers);
-    QApplication::sendEvent(viewport, &event);
-}
-
-/// Viewport position of a scene point.
-QPoint at(const GraphCanvas& canvas, QPointF scenePos)
-{
-    return canvas.mapFromScene(scenePos);
-}
-
-/// Scene position of a node's header (a point that grabs the node).
-QPointF header(const GraphNodeItem* item)
-{
-    return item->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0));
-}
-
-QPointF port(const GraphNodeItem* item, const char* name, bool input)
-{
-    QPointF p;
-    if (!item->portScenePos(QString::fromLatin1(name), input, p)) {
-        qFatal("no port %s", name);
-    }
-    return p;
-}
-
-struct Fixture {
-    GraphDocument doc;
-    GraphCanvas canvas;
-    Fixture()
-    {
-        doc.fromJson(sampleModel());
-        canvas.resize(1000, 700);
-        canvas.setDocument(&doc);
-        canvas.show();
-        canvas.fitToView();
-    }
-    GraphNodeItem* item(const char* name) const { return canvas.nodeItem(doc.findNode(name)); }
-    GraphWireItem* wire(const char* name) const
-    {
-        return canvas.wireItem(doc.findConnection(doc.rootId(), name));
-    }
-};
-
-}  // namespace
 
 class TestGraphCanvas : public QObject {
     Q_OBJECT
@@ -126,75 +60,6 @@ private Q_SLOTS:
         const GraphWireItem* out = f.wire("L_to_out");
         QVERIFY(out->isVisible());
         QCOMPARE(out->from(), port(f.item("L"), "spikes", false));
-    }
-
-    void undoOfADeletePutsANodeBackWhereItStood()
-    {
-        // A node placed by the default layout (the document has no position for it) comes back
-        // where it stood, not beside the others.
-        GraphDocument doc;
-        Json model = sampleModel();
-        model.erase("layout");
-        doc.fromJson(model);
-        GraphCanvas canvas;
-        canvas.resize(1000, 700);
-        canvas.setDocument(&doc);
-        canvas.show();
-        const NodeId e = doc.findNode("E");
-        QVERIFY(!doc.position(e).has_value());
-        const QPointF before = canvas.nodeItem(e)->pos();
-        push(doc, std::make_unique<DeleteNodesCommand>(doc, std::vector<NodeId>{e}));
-        QVERIFY(canvas.nodeItem(e) == nullptr);
-        doc.undoStack()->undo();
-        QVERIFY(canvas.nodeItem(e) != nullptr);
-        QCOMPARE(canvas.nodeItem(e)->pos(), before);
-    }
-
-    void draggingOneNodeKeepsTheOthersWhereTheyStand()
-    {
-        // In a model without a layout, dragging one node writes every node's position, so the
-        // saved file reopens with all nodes where they stood (the default layout would put the
-        // undragged ones below the dragged one); undo returns to the default layout.
-        GraphDocument doc;
-        Json model = sampleModel();
-        model.erase("layout");
-        doc.fromJson(model);
-        GraphCanvas canvas;
-        canvas.resize(1000, 700);
-        canvas.setDocument(&doc);
-        canvas.show();
-        canvas.fitToView();
-        std::map<NodeId, QPointF> before;
-        for (NodeId id : doc.graphNodes(doc.rootId())) {
-            before[id] = canvas.nodeItem(id)->pos();
-        }
-        GraphNodeItem* e = canvas.nodeItem(doc.findNode("E"));
-        canvas.setSelection({e->id()});
-        const QPoint start = at(canvas, header(e));
-        QWidget* vp = canvas.viewport();
-        mouse(vp, QEvent::MouseButtonPress, start, Qt::LeftButton, Qt::LeftButton);
-        for (int k = 1; k <= 10; ++k) {
-            mouse(vp, QEvent::MouseMove, start + QPoint(0, 15 * k), Qt::NoButton, Qt::LeftButton);
-        }
-        mouse(vp, QEvent::MouseButtonRelease, start + QPoint(0, 150), Qt::LeftButton, Qt::NoButton);
-        QVERIFY(e->pos() != before[e->id()]);
-        GraphDocument reopened;
-        reopened.fromJson(doc.toJson());
-        GraphCanvas again;
-        again.resize(1000, 700);
-        again.setDocument(&reopened);
-        again.show();
-        for (const auto& [id, p] : before) {
-            const QString name = doc.nodeData(id, NodeRole::Path).toString();
-            const NodeId other = reopened.findNode(name.toStdString());
-            const QPointF expected = id == e->id() ? e->pos() : p;
-            QCOMPARE(again.nodeItem(other)->pos(), expected);
-        }
-        doc.undoStack()->undo();
-        for (const auto& [id, p] : before) {
-            QVERIFY(!doc.position(id).has_value());
-            QCOMPARE(canvas.nodeItem(id)->pos(), p);
-        }
     }
 
     void editsUpdateItemsWithoutRebuild()
@@ -554,37 +419,6 @@ private Q_SLOTS:
         QApplication::clipboard()->setText(QStringLiteral("hello"));
         QVERIFY(!f.canvas.pasteClipboard());
         QVERIFY(!f.canvas.lastRefusal().isEmpty());
-        QCOMPARE(f.doc.toJson(), saved);
-    }
-
-    void alignAndAutoLayoutAreOneStepEach()
-    {
-        Fixture f;
-        const Json saved = f.doc.toJson();
-        const NodeId drive = f.doc.findNode("drive");
-        const NodeId e = f.doc.findNode("E");
-        const NodeId bias = f.doc.findNode("bias");
-        f.canvas.setSelection({drive, e, bias});
-        const int before = f.doc.undoStack()->count();
-        QVERIFY(f.canvas.alignSelection(Alignment::Left));
-        QCOMPARE(f.doc.undoStack()->count(), before + 1);
-        QCOMPARE(f.doc.position(e)->x(), 0.0);
-        QCOMPARE(f.doc.position(bias)->x(), 0.0);
-        f.doc.undoStack()->undo();
-        QCOMPARE(f.doc.toJson(), saved);
-        // Auto-layout of everything: sources left of E, E left of I and L, one undo step.
-        f.canvas.setSelection({});
-        QVERIFY(f.canvas.autoLayout());
-        QCOMPARE(f.doc.undoStack()->count(), before + 1);
-        QVERIFY(f.doc.position(drive)->x() < f.doc.position(e)->x());
-        QVERIFY(f.doc.position(e)->x() < f.doc.position(f.doc.findNode("I"))->x());
-        QVERIFY(f.doc.position(e)->x() < f.doc.position(f.doc.findNode("L"))->x());
-        for (NodeId a : f.doc.graphNodes(f.doc.rootId())) {
-            for (NodeId b : f.doc.graphNodes(f.doc.rootId())) {
-                QVERIFY(a == b || !f.canvas.nodeItem(a)->sceneBoundingRect().intersects(f.canvas.nodeItem(b)->sceneBoundingRect()));
-            }
-        }
-        f.doc.undoStack()->undo();
         QCOMPARE(f.doc.toJson(), saved);
     }
 
