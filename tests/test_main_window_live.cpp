@@ -67,6 +67,16 @@ private Q_SLOTS:
         QCOMPARE(panes->paneKeys().size(), std::size_t{1});
     }
 
+    void statusBarSaysTheSpeedAgainstRealTime()
+    {
+        const QLocale locale;
+        QCOMPARE(MainWindow::rateText(1000.0, 1e-3),
+                 locale.toString(1000.0, 'f', 0) + QStringLiteral(" steps/s · ×1 real time"));
+        QCOMPARE(MainWindow::rateText(250.0, 1e-4),
+                 QStringLiteral("250 steps/s · ×%1 real time").arg(locale.toString(0.025, 'g', 3)));
+        QCOMPARE(MainWindow::rateText(30.0, 0.0), QStringLiteral("30 steps/s"));  // no dt: no real time
+    }
+
     void liveWindowScrollsWithTheSpan()
     {
         // The LIF demo's slowest time constant is 20 ms: its panes show the last 500 ms.

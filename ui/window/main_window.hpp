@@ -143,6 +143,8 @@ public:
     QString clockText() const;
     /// Steps per second of the run, measured over the last half second or more (0 when idle).
     double stepsPerSecond() const { return m_stepsPerSecond; }
+    /// The status bar's speed: "1,000 steps/s · ×1 real time" (no factor for `dtS` 0: no dt).
+    static QString rateText(double stepsPerSecond, double dtS);
     /// The action with this object name ("action.save", "action.group", ...), or nullptr.
     QAction* action(const QString& objectName) const;
     /// (command, keys) of every action that has a shortcut, by command: Help ▸ Keyboard Shortcuts.

@@ -288,7 +288,8 @@ void MainWindow::buildToolBar()
     m_rate = new QLabel(bar);
     m_rate->setMinimumWidth(140);
     m_rate->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    m_rate->setToolTip(tr("Simulation steps per second of wall time while running"));
+    m_rate->setToolTip(tr("While running: simulation steps per second of wall time, and how fast that is "
+                          "against real time (simulated seconds per wall second)"));
     statusBar()->addPermanentWidget(m_rate);
 }
 

@@ -151,7 +151,8 @@ void MainWindow::measureRate()
         m_rateSteps = steps;
         m_rateStartMs = now;
     }
-    m_rate->setText(m_stepsPerSecond > 0.0 ? tr("%L1 steps/s").arg(m_stepsPerSecond, 0, 'f', 0) : QString());
+    m_rate->setText(m_stepsPerSecond > 0.0 ? rateText(m_stepsPerSecond, m_dt->isEnabled() ? m_session->timeStep() : 0.0)
+                                           : QString());
 }
 
 void MainWindow::refreshRunStates()
@@ -175,6 +176,16 @@ void MainWindow::refreshRunStates()
                                tr("The paused simulation's values at %1. Editing one changes it in the simulation "
                                   "and as the model's initial value; Reset returns to the initial values")
                                    .arg(when));
+}
+
+QString MainWindow::rateText(double stepsPerSecond, double dtS)
+{
+    QString text = tr("%L1 steps/s").arg(stepsPerSecond, 0, 'f', 0);
+    if (dtS > 0.0) {
+        // Simulated seconds per wall second: ×1 is real time, ×0.1 ten times slower.
+        text += tr(" · ×%1 real time").arg(QLocale().toString(stepsPerSecond * dtS, 'g', 3));
+    }
+    return text;
 }
 
 QString MainWindow::clockText() const
