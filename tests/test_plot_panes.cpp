@@ -39,6 +39,21 @@ bool sameRange(const QCPRange& a, double lower, double upper)
     return std::abs(a.lower - lower) < 1e-9 && std::abs(a.upper - upper) < 1e-9;
 }
 
+/// A raster, a linked pane (key 1) and a pane frozen at [5, 6] ms (key 2).
+struct LinkedAndFrozen {
+    PlotPanes panes;
+    TracePlot* linked = nullptr;
+    TracePlot* frozen = nullptr;
+    LinkedAndFrozen()
+    {
+        panes.setRaster(new RasterPlot);
+        linked = panes.addTracePane(1);
+        frozen = panes.addTracePane(2);
+        frozen->xAxis->setRange(5.0, 6.0);
+        frozen->setFrozen(true);
+    }
+};
+
 }  // namespace
 
 class TestPlotPanes : public QObject {
@@ -166,12 +181,10 @@ void TestPlotPanes::timeAxesFollowExceptFrozen()
 
 void TestPlotPanes::setTimeRangeSkipsFrozen()
 {
-    PlotPanes panes;
-    panes.setRaster(new RasterPlot);
-    TracePlot* a = panes.addTracePane(1);
-    TracePlot* frozen = panes.addTracePane(2);
-    frozen->xAxis->setRange(5.0, 6.0);
-    frozen->setFrozen(true);
+    LinkedAndFrozen f;
+    PlotPanes& panes = f.panes;
+    TracePlot* a = f.linked;
+    TracePlot* frozen = f.frozen;
     QVERIFY(panes.freezeButton(2)->isChecked());  // the button follows the pane
     panes.setTimeRange(0.0, 250.0);
     QVERIFY(sameRange(a->xAxis->range(), 0.0, 250.0));
@@ -184,12 +197,10 @@ void TestPlotPanes::setTimeRangeSkipsFrozen()
 
 void TestPlotPanes::liveSpanScrollsLikeAnOscilloscope()
 {
-    PlotPanes panes;
-    panes.setRaster(new RasterPlot);
-    TracePlot* a = panes.addTracePane(1);
-    TracePlot* frozen = panes.addTracePane(2);
-    frozen->xAxis->setRange(5.0, 6.0);
-    frozen->setFrozen(true);
+    LinkedAndFrozen f;
+    PlotPanes& panes = f.panes;
+    TracePlot* a = f.linked;
+    TracePlot* frozen = f.frozen;
     panes.setSpan(500.0);
     // Filling from the left until the data are a span long, then the last span, all linked.
     panes.showLive(0.0, 120.0);
