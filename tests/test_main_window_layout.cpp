@@ -2,13 +2,18 @@
 // agree after every real click (plain and ctrl, on nodes, tree rows and empty space, across
 // nesting levels); the window's geometry and dock arrangement come back in the next session
 // (QSettings) and View ▸ Reset Layout restores the default; the first start fits the screen;
-// `spikestudio --size WxH --screenshot` takes that size. Runs with QT_QPA_PLATFORM=offscreen.
+// the work layouts (Edit / Run / Analyse) give the plots room at a laptop's 1024x700, a run
+// grows them and Reset gives the canvas back; `spikestudio --size WxH --screenshot` takes that
+// size. Runs with QT_QPA_PLATFORM=offscreen.
 #include "tests/graph_test_models.hpp"
 #include "tests/real_input.hpp"
 #include "ui/editor/document_tree.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/inspector/inspector.hpp"
+#include "ui/plots/plot_panes.hpp"
+#include "ui/plots/raster_plot.hpp"
+#include "ui/plots/trace_plot.hpp"
 #include "ui/window/main_window.hpp"
 
 #include <QDockWidget>
@@ -16,6 +21,7 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QProcess>
+#include <QScrollBar>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
@@ -299,6 +305,113 @@ private Q_SLOTS:
             }
             QVERIFY(found);
         }
+    }
+
+    void workLayoutsGiveThePlotsRoom()
+    {
+        using Layout = MainWindow::WorkLayout;
+        const auto press = [](MainWindow& w, int key, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+            QTest::keyClick(&w, static_cast<Qt::Key>(key), modifiers);
+            QApplication::processEvents();
+        };
+        const auto shares = [](MainWindow& w) {
+            const QList<int> sizes = w.findChild<QSplitter*>()->sizes();
+            return std::make_pair(sizes[0], sizes[1]);  // canvas, plots
+        };
+        // Every cell of the plot area (the raster, each trace pane) readable: at least the
+        // minimum size, no sideways scrolling.
+        const auto checkCells = [](MainWindow& w, const QString& when) {
+            spike::ui::PlotPanes* panes = w.plotPanes();
+            QList<QWidget*> cells;
+            if (panes->isRasterShown()) {
+                cells << panes->raster();
+            }
+            for (int key : panes->paneKeys()) {
+                if (panes->isPaneShown(key)) {
+                    cells << panes->tracePane(key);
+                }
+            }
+            QVERIFY2(cells.size() >= 3, qPrintable(when));
+            for (QWidget* cell : cells) {
+                QVERIFY2(cell->width() >= spike::ui::PlotPanes::kMinPaneWidth - 20 &&
+                             cell->height() >= spike::ui::PlotPanes::kMinPaneHeight,
+                         qPrintable(QStringLiteral("%1: a %2x%3 cell").arg(when).arg(cell->width()).arg(cell->height())));
+            }
+            auto* scroll = panes->findChild<QScrollArea*>(QStringLiteral("plotPanesScroll"));
+            QVERIFY2(!scroll->horizontalScrollBar()->isVisible(), qPrintable(when));
+        };
+
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QApplication::setActiveWindow(&w);
+        QVERIFY(w.openModel(QStringLiteral(":/examples/lif_vs_lifrefrac.json")));
+        QApplication::processEvents();
+        auto* palette = w.findChild<QDockWidget*>(QStringLiteral("paletteDock"));
+        auto* inspector = w.findChild<QDockWidget*>(QStringLiteral("inspectorDock"));
+        QCOMPARE(w.workLayout(), Layout::Edit);
+        QVERIFY(shares(w).first > shares(w).second);
+
+        // F5 starts a run: the plots grow (Run layout), the inspector stays for live edits.
+        press(w, Qt::Key_F5);
+        QTRY_VERIFY(w.isRunning());
+        QCOMPARE(w.workLayout(), Layout::Run);
+        QTRY_VERIFY(w.simulatedSteps() > 50);
+        QVERIFY(!palette->isVisible());
+        QVERIFY(inspector->isVisible());
+        QVERIFY2(shares(w).second > 2 * shares(w).first, "the plots have most of the centre");
+        checkCells(w, QStringLiteral("running, 1024x700"));
+        press(w, Qt::Key_F5);  // pause
+        QTRY_VERIFY(!w.isRunning());
+
+        // Reset (Ctrl+R) gives the canvas back: the switch was automatic.
+        press(w, Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(w.workLayout(), Layout::Edit);
+        QVERIFY(palette->isVisible());
+        QVERIFY(shares(w).first > shares(w).second);
+
+        // Ctrl+3: plots only; Ctrl+1: back to editing.
+        press(w, Qt::Key_3, Qt::ControlModifier);
+        QCOMPARE(w.workLayout(), Layout::Analyse);
+        QVERIFY(!palette->isVisible() && !inspector->isVisible());
+        QVERIFY(shares(w).second > 5 * shares(w).first);
+        checkCells(w, QStringLiteral("analyse, 1024x700"));
+        press(w, Qt::Key_1, Qt::ControlModifier);
+        QCOMPARE(w.workLayout(), Layout::Edit);
+        QVERIFY(palette->isVisible() && inspector->isVisible());
+
+        // A layout the user picks stays when a run starts and after Reset...
+        press(w, Qt::Key_2, Qt::ControlModifier);
+        const QList<int> picked{150, shares(w).first + shares(w).second - 150};
+        w.findChild<QSplitter*>()->setSizes(picked);
+        press(w, Qt::Key_F10);  // one step
+        QTRY_VERIFY(w.simulatedSteps() > 0);
+        press(w, Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(w.workLayout(), Layout::Run);
+        // ... and each layout's split comes back as the user left it.
+        press(w, Qt::Key_1, Qt::ControlModifier);
+        press(w, Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(shares(w).first, 150);
+
+        // With growing switched off, a run leaves the Edit layout alone.
+        press(w, Qt::Key_1, Qt::ControlModifier);
+        QAction* grow = w.findChild<QAction*>(QStringLiteral("action.layout.growPlots"));
+        QVERIFY(grow != nullptr && grow->isChecked());
+        grow->trigger();
+        QVERIFY(!w.growsPlotsOnRun());
+        press(w, Qt::Key_F10);
+        QTRY_VERIFY(w.simulatedSteps() > 0);
+        QCOMPARE(w.workLayout(), Layout::Edit);
+
+        // The chosen layout and the option come back in the next session.
+        press(w, Qt::Key_3, Qt::ControlModifier);
+        w.close();
+        MainWindow next;
+        QVERIFY(next.restoreWindowState());
+        QCOMPARE(next.workLayout(), Layout::Analyse);
+        QVERIFY(!next.growsPlotsOnRun());
+        QVERIFY(next.findChild<QAction*>(QStringLiteral("action.layout.analyse"))->isChecked());
     }
 
     void screenshotTakesTheSizeAskedFor()

@@ -63,6 +63,7 @@ private slots:
     void keysInOrder();
     void gridColumnsForPaneCounts();
     void gridPlacesPanes();
+    void gridNarrowsToTheWidth();
     void timeAxesFollowExceptFrozen();
     void setTimeRangeSkipsFrozen();
     void liveSpanScrollsLikeAnOscilloscope();
@@ -97,6 +98,34 @@ void TestPlotPanes::gridColumnsForPaneCounts()
     QCOMPARE(PlotPanes::gridColumns(4), 2);
     QCOMPARE(PlotPanes::gridColumns(5), 3);
     QCOMPARE(PlotPanes::gridColumns(7), 3);
+}
+
+void TestPlotPanes::gridNarrowsToTheWidth()
+{
+    // Three cells side by side need 3 x kMinPaneWidth; narrower, the grid drops columns and
+    // the cells keep a readable width (the area scrolls down instead).
+    QCOMPARE(PlotPanes::gridColumns(3, 3 * PlotPanes::kMinPaneWidth), 3);
+    QCOMPARE(PlotPanes::gridColumns(3, 3 * PlotPanes::kMinPaneWidth - 1), 2);
+    QCOMPARE(PlotPanes::gridColumns(3, 100), 1);
+    QCOMPARE(PlotPanes::gridColumns(1, 5000), 1);
+    PlotPanes panes;
+    panes.setRaster(new RasterPlot);
+    panes.addTracePane(0);
+    panes.addTracePane(1);
+    panes.resize(1000, 700);
+    panes.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panes));
+    QTRY_COMPARE(panes.columnCount(), 3);
+    panes.resize(640, 700);
+    QTRY_COMPARE(panes.columnCount(), 2);
+    panes.resize(400, 700);
+    QTRY_COMPARE(panes.columnCount(), 1);
+    for (QWidget* cell : {static_cast<QWidget*>(panes.raster()), static_cast<QWidget*>(panes.tracePane(1))}) {
+        QTRY_VERIFY(cell->width() >= PlotPanes::kMinPaneWidth - 20);
+    }
+    QTRY_VERIFY(placeOf(panes.tracePane(1), panes).y() > placeOf(panes.raster(), panes).y());
+    panes.resize(1000, 700);
+    QTRY_COMPARE(panes.columnCount(), 3);
 }
 
 void TestPlotPanes::gridPlacesPanes()

@@ -26,16 +26,17 @@ PlotPanes::PlotPanes(QWidget* parent) : QWidget(parent)
 {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    auto* scroll = new QScrollArea;
-    scroll->setObjectName(QStringLiteral("plotPanesScroll"));
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidgetResizable(true);
+    m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("plotPanesScroll"));
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidgetResizable(true);
     m_content = new QWidget;
     m_grid = new QGridLayout(m_content);
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_grid->setSpacing(4);
-    scroll->setWidget(m_content);
-    outer->addWidget(scroll);
+    m_scroll->setWidget(m_content);
+    m_scroll->viewport()->installEventFilter(this);
+    outer->addWidget(m_scroll);
 }
 
 int PlotPanes::gridColumns(int panes)
@@ -44,6 +45,31 @@ int PlotPanes::gridColumns(int panes)
         return std::max(panes, 1);
     }
     return panes == 4 ? 2 : kMaxColumns;
+}
+
+int PlotPanes::gridColumns(int cells, int width)
+{
+    return std::clamp(width / kMinPaneWidth, 1, gridColumns(cells));
+}
+
+int PlotPanes::shownCells() const
+{
+    const int panes = static_cast<int>(std::count_if(m_panes.begin(), m_panes.end(), [](const Pane& p) { return p.shown; }));
+    return panes + (isRasterShown() ? 1 : 0);
+}
+
+int PlotPanes::gridWidth() const
+{
+    return m_scroll->viewport()->width();
+}
+
+bool PlotPanes::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize &&
+        gridColumns(std::max(1, shownCells()), gridWidth()) != m_columns) {
+        relayout();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 const PlotPanes::Pane* PlotPanes::find(int key) const
@@ -94,7 +120,7 @@ void PlotPanes::setRaster(RasterPlot* raster)
     m_raster = raster;
     if (m_raster != nullptr) {
         m_raster->setParent(m_content);
-        m_raster->setMinimumHeight(kMinPaneHeight + 60);
+        m_raster->setMinimumSize(kMinPaneWidth - 20, kMinPaneHeight + 60);
         m_raster->setTimeAxis(m_time);
         watchTimeAxis(m_raster);
         m_raster->show();
@@ -139,7 +165,7 @@ TracePlot* PlotPanes::addTracePane(int key)
     column->addLayout(header);
     pane.plot = new TracePlot(pane.frame);
     pane.plot->setTimeAxis(m_time);
-    pane.plot->setMinimumSize(200, kMinPaneHeight);
+    pane.plot->setMinimumSize(kMinPaneWidth - 20, kMinPaneHeight);
     column->addWidget(pane.plot, 1);
 
     TracePlot* plot = pane.plot;
@@ -198,7 +224,7 @@ void PlotPanes::relayout()
             cells.push_back(pane.frame);
         }
     }
-    m_columns = gridColumns(std::max<int>(1, static_cast<int>(cells.size())));
+    m_columns = gridColumns(std::max<int>(1, static_cast<int>(cells.size())), gridWidth());
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const int r = static_cast<int>(i) / m_columns;
         m_grid->addWidget(cells[i], r, static_cast<int>(i) % m_columns);

@@ -1,8 +1,9 @@
 // PlotPanes: the live plot area. An optional spike raster and an ordered list of trace panes,
 // each a TracePlot under a header row with "Freeze" and "Close" buttons, laid out as grid cells
-// (the raster first, then the panes in order; hidden ones take no cell) in gridColumns(cells)
-// columns inside a scroll area (every pane at least kMinPaneHeight high; the area scrolls when
-// they do not fit). One raster and one pane sit side by side.
+// (the raster first, then the panes in order; hidden ones take no cell) in gridColumns(cells,
+// width) columns inside a scroll area (every pane at least kMinPaneWidth wide and kMinPaneHeight
+// high: fewer columns when the area is narrow, and the area scrolls when the rows do not fit).
+// One raster and one pane sit side by side when there is room.
 // Keys: the caller chooses each trace pane's key (an int, unique among the panes) and gets it
 // back in closeRequested(); the panes never remove themselves.
 // Linked time axes: when the time range of the raster or of a pane that is not frozen changes
@@ -25,6 +26,7 @@
 #include <vector>
 
 class QComboBox;
+class QScrollArea;
 class QCustomPlot;
 class QCPRange;
 class QGridLayout;
@@ -44,12 +46,18 @@ public:
     static constexpr int kMinPaneHeight = 160;
     /// Most grid columns.
     static constexpr int kMaxColumns = 3;
+    /// Narrowest a cell [px] gets before the grid drops a column: a plot narrower than this
+    /// has no room for its axis labels, legend and ticks.
+    static constexpr int kMinPaneWidth = 300;
 
     explicit PlotPanes(QWidget* parent = nullptr);
 
     /// Grid columns for `cells` shown cells (raster and panes): 1, 2 or 3 side by side, 4 as
     /// 2 x 2, more in 3.
     static int gridColumns(int cells);
+    /// Grid columns for `cells` shown cells in an area `width` [px] wide: gridColumns(cells),
+    /// but no more than leave each cell kMinPaneWidth (at least one column).
+    static int gridColumns(int cells, int width);
 
     /// Shows `raster` first, full width, and takes ownership; replaces (and deletes) the raster
     /// set before. nullptr removes it.
@@ -78,7 +86,7 @@ public:
     QToolButton* freezeButton(int key) const;
     /// The "Close" button of the pane of `key`, or nullptr.
     QToolButton* closeButton(int key) const;
-    /// Grid columns currently used.
+    /// Grid columns currently used (follows the width: see gridColumns(cells, width)).
     int columnCount() const { return m_columns; }
 
     /// Sets the time range [ms] of every pane that is not frozen and of the raster.
@@ -112,6 +120,11 @@ signals:
     /// The span changed (a span box, the wheel, setSpan()).
     void spanChanged(double ms);
 
+protected:
+    /// Drops or adds grid columns when the scroll area's viewport crosses a multiple of
+    /// kMinPaneWidth.
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     struct Pane {
         int key = 0;
@@ -125,6 +138,10 @@ private:
 
     const Pane* find(int key) const;
     void relayout();
+    /// Cells shown (the raster when shown, then the shown panes).
+    int shownCells() const;
+    /// Width [px] the grid's cells share (the scroll area's viewport).
+    int gridWidth() const;
     void watchTimeAxis(QCustomPlot* plot);
     /// Gives `range` to every linked plot except `source`.
     void followTime(QCustomPlot* source, const QCPRange& range);
@@ -134,6 +151,7 @@ private:
     /// Every span box shows m_span (a width from the wheel gets an entry of its own).
     void syncSpanBoxes();
 
+    QScrollArea* m_scroll = nullptr;
     QWidget* m_content = nullptr;
     QGridLayout* m_grid = nullptr;
     RasterPlot* m_raster = nullptr;

@@ -39,15 +39,6 @@
 
 namespace spike::ui {
 
-namespace {
-constexpr int kDefaultWidth = 1400;   // [px]
-constexpr int kDefaultHeight = 900;   // [px]
-constexpr int kLayoutVersion = 1;     // restoreState() refuses a state saved by another layout
-const char* const kGeometryKey = "window/geometry";
-const char* const kDocksKey = "window/docks";
-const char* const kSplitKey = "window/split";
-}  // namespace
-
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::currentPath())
 {
     m_wallClock.start();
@@ -72,6 +63,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     connect(m_session, &RunSession::updated, this, &MainWindow::refreshPlots);
     connect(m_session, &RunSession::runningChanged, this, &MainWindow::updateRunControls);
     connect(m_session, &RunSession::dropped, this, &MainWindow::onRunDropped);
+    connect(m_session, &RunSession::started, this, &MainWindow::growPlotsForRun);
+    connect(m_session, &RunSession::dropped, this, &MainWindow::undoAutomaticRunLayout);
     // The inspector's States: the paused run's, the initial ones while it runs, the model's
     // when there is no run.
     connect(m_session, &RunSession::started, this, &MainWindow::refreshRunStates);
@@ -227,91 +220,6 @@ void MainWindow::buildDocks()
     m_equationsDock = dock(tr("Equations"), QStringLiteral("equationsDock"), m_equations, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_attributesDock, m_equationsDock);
     m_attributesDock->raise();
-}
-
-void MainWindow::showEvent(QShowEvent* event)
-{
-    QMainWindow::showEvent(event);
-    if (!m_docksSized) {
-        m_docksSized = true;
-        applyDefaultSizes();
-    }
-}
-
-void MainWindow::applyDefaultSizes()
-{
-    // Dock sizes only take once the window has its size: the left column gets the tree's
-    // natural width (capped), the inspector a fixed share, the canvas the rest.
-    constexpr double kMaxLeftShare = 0.2;
-    constexpr double kMaxRightShare = 0.28;
-    const int left = std::min(m_tree->naturalWidth(), static_cast<int>(kMaxLeftShare * width()));
-    const int right = static_cast<int>(kMaxRightShare * width());
-    resizeDocks({m_paletteDock, m_attributesDock}, {left, right}, Qt::Horizontal);
-    resizeDocks({m_paletteDock, m_modulesDock}, {height() / 2, height() / 2}, Qt::Vertical);
-    m_centre->setSizes({m_centre->height() * 3 / 5, m_centre->height() * 2 / 5});
-}
-
-// ---- window layout ------------------------------------------------------------------------------
-
-QSize MainWindow::defaultSize() const
-{
-    QSize size(kDefaultWidth, kDefaultHeight);
-    if (const QScreen* s = screen()) {
-        // The frame (title bar, borders) comes on top of the size asked for.
-        const QSize frame = frameGeometry().size() - geometry().size();
-        size = size.boundedTo(s->availableGeometry().size() - frame);
-    }
-    return size;
-}
-
-bool MainWindow::restoreWindowState()
-{
-    const QSettings settings;
-    const QByteArray geometry = settings.value(QLatin1String(kGeometryKey)).toByteArray();
-    const QByteArray docks = settings.value(QLatin1String(kDocksKey)).toByteArray();
-    if (geometry.isEmpty() || docks.isEmpty() || !restoreGeometry(geometry)) {
-        return false;
-    }
-    if (!restoreState(docks, kLayoutVersion)) {
-        return false;
-    }
-    m_centre->restoreState(settings.value(QLatin1String(kSplitKey)).toByteArray());
-    m_docksSized = true;  // the user's sizes, not the defaults
-    return true;
-}
-
-void MainWindow::saveWindowState() const
-{
-    QSettings settings;
-    settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
-    settings.setValue(QLatin1String(kDocksKey), saveState(kLayoutVersion));
-    settings.setValue(QLatin1String(kSplitKey), m_centre->saveState());
-}
-
-void MainWindow::resetLayout()
-{
-    // Dock by dock rather than restoreState() of the state as built: Qt 6.4 crashes restoring
-    // a state saved before the window was first shown once docks have floated or been tabbed
-    // (found by the GUI monkey).
-    if (auto* bar = findChild<QToolBar*>(QStringLiteral("runToolBar"))) {
-        addToolBar(Qt::TopToolBarArea, bar);
-        bar->show();
-    }
-    const std::pair<QDockWidget*, Qt::DockWidgetArea> docks[] = {
-        {m_paletteDock, Qt::LeftDockWidgetArea}, {m_modulesDock, Qt::LeftDockWidgetArea},
-        {m_attributesDock, Qt::RightDockWidgetArea}, {m_equationsDock, Qt::RightDockWidgetArea}};
-    for (const auto& [d, area] : docks) {
-        removeDockWidget(d);
-    }
-    for (const auto& [d, area] : docks) {
-        d->setFloating(false);
-        addDockWidget(area, d, Qt::Vertical);
-        d->show();
-    }
-    tabifyDockWidget(m_attributesDock, m_equationsDock);
-    m_attributesDock->raise();
-    applyDefaultSizes();
-    statusBar()->showMessage(tr("Layout reset: docks and plots where a new installation has them"));
 }
 
 // ---- selection ----------------------------------------------------------------------------------

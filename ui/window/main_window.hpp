@@ -23,9 +23,11 @@
 #include "engine/core/recording.hpp"
 
 #include <QElapsedTimer>
+#include <QList>
 #include <QMainWindow>
 #include <QString>
 
+#include <array>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -161,8 +163,22 @@ public:
     /// Saves what restoreWindowState() restores; called when the window closes.
     void saveWindowState() const;
     /// View ▸ Reset Layout: every dock back where a new installation has it (Inspector and
-    /// Equations tabbed on the right, Palette and Modules on the left), sized for the window.
+    /// Equations tabbed on the right, Palette and Modules on the left), sized for the window,
+    /// in the Edit layout.
     void resetLayout();
+    /// The window's arrangements for the work at hand (View ▸ Layout, Ctrl+1/2/3).
+    enum class WorkLayout {
+        Edit,     ///< palette, modules and inspector docks; the canvas 60 % of the centre
+        Run,      ///< inspector only; the plots 72 % of the centre
+        Analyse,  ///< no docks; the plots all but a strip of canvas
+    };
+    /// Switches to `layout` (dock visibility and the editor/plots split; the split each layout
+    /// had last in this session comes back).
+    void setWorkLayout(WorkLayout layout);
+    WorkLayout workLayout() const { return m_workLayout; }
+    /// View ▸ Layout ▸ Grow Plots When a Run Starts: a run started in Edit switches to Run, and
+    /// Reset (or another document) switches back while the user has not picked a layout since.
+    bool growsPlotsOnRun() const { return m_growPlotsOnRun; }
 
     // ---- interactive helpers (dialogs) --------------------------------------------------------
     /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
@@ -178,8 +194,15 @@ private:
     // main_window.cpp
     void buildCentre();
     void buildDocks();
+    // main_window_layouts.cpp
     /// Sizes the docks and the editor/plots split for the window's current size.
     void applyDefaultSizes();
+    void buildLayoutMenu(QMenu* view);
+    void syncLayoutActions();
+    /// The editor/plots split of `layout`: remembered from this session or its default share.
+    void applySplit(WorkLayout layout);
+    void growPlotsForRun();
+    void undoAutomaticRunLayout();
     void onCanvasSelection(const QList<NodeId>& nodes);
     void onTreeSelection(const QList<NodeId>& nodes);
     /// The node the inspector shows for a new selection (canvas or tree); see its comment.
@@ -272,6 +295,10 @@ private:
     bool m_syncingSelection = false;
     QList<NodeId> m_lastSelection;  ///< the selection inspectedFor() saw last
     bool m_docksSized = false;
+    WorkLayout m_workLayout = WorkLayout::Edit;
+    bool m_growPlotsOnRun = true;
+    bool m_autoRunLayout = false;  ///< the Run layout came from starting a run, not from the user
+    std::array<QList<int>, 3> m_splits;  ///< each layout's last editor/plots split (by WorkLayout)
     int m_undoIndex = 0;  ///< the undo stack's index reportEdit() saw last
 
     GraphCanvas* m_canvas = nullptr;

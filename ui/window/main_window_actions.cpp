@@ -217,6 +217,7 @@ void MainWindow::buildMenus()
         view->addAction(d->toggleViewAction());
     }
     view->addSeparator();
+    buildLayoutMenu(view);
     view->addAction(action(QStringLiteral("action.resetLayout")));
 
     QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
@@ -534,6 +535,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    undoAutomaticRunLayout();  // the next start opens in the layout the user chose
     saveWindowState();
     m_session->shutdown();
     m_file->close();
