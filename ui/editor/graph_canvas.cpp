@@ -231,6 +231,7 @@ void GraphCanvas::rebuild()
 {
     ++m_rebuilds;
     clearItems();
+    viewport()->update();  // the empty-state hint follows the new content (drawForeground)
     scene()->setSceneRect(QRectF());
     if (m_doc == nullptr || !m_doc->contains(m_network)) {
         updateMinimap();
@@ -284,6 +285,9 @@ GraphNodeItem* GraphCanvas::addNodeItem(NodeId id)
     });
     scene()->addItem(item);
     m_nodes[id] = item;
+    if (m_nodes.size() == 1) {
+        viewport()->update();  // the empty-state hint goes (drawForeground)
+    }
     return item;
 }
 
@@ -470,6 +474,9 @@ void GraphCanvas::onNodeAboutToBeRemoved(NodeId id)
     m_removedAt[id] = item->pos();
     m_nodes.erase(it);
     delete item;
+    if (m_nodes.empty()) {
+        viewport()->update();  // the empty-state hint comes back (drawForeground)
+    }
     updateMinimap();
 }
 

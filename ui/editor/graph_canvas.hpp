@@ -15,7 +15,9 @@
 // configuration, so only moving them is allowed there and other edits are refused with the
 // reason. The edit actions of the main window (clipboard, duplicate, group, ungroup, align,
 // auto-layout, adding a module from the palette, also by dropping it) are public slots here,
-// each one undo step (graph_canvas_actions.cpp).
+// each one undo step (graph_canvas_actions.cpp). Quick-add: a printable key (not 'F') or Tab
+// opens a QuickAddPopup at the pointer; the type chosen there is added at that point by
+// addModule(), the path of a palette drop. An empty editable network shows a hint saying so.
 // Invariants: one node item per graph node of the shown network (plus its "in" / "out" boundary
 // when it has external channels), one wire item per connection; nodes without a stored
 // position get a view-only layered layout (column: longest path over the wires once a
@@ -43,6 +45,7 @@ namespace spike::ui {
 class GraphNodeItem;
 class GraphWireItem;
 class GraphMinimap;
+class QuickAddPopup;
 
 /// The node-graph canvas; see the file comment.
 class GraphCanvas : public QGraphicsView {
@@ -100,6 +103,14 @@ public:
     /// Fills `menu` with what right-clicking viewport position `viewPos` offers (a node or one
     /// of its ports, a wire, the background); contextMenuEvent() shows it.
     void fillContextMenu(QMenu& menu, QPoint viewPos);
+    /// Opens the quick-add popup at viewport position `viewPos` (default: the pointer when it is
+    /// over the canvas, else the view's centre) with `text` typed; the type chosen there is
+    /// added with addModule() at that point (one undo step, selected). Typing a printable
+    /// character (except 'F', which fits the view) or Tab on the canvas does this. False without
+    /// a document, and in a read-only view (refused with the reason, as a drop would be).
+    bool openQuickAdd(const QString& text = {}, std::optional<QPoint> viewPos = std::nullopt);
+    /// The quick-add popup (nullptr before the first openQuickAdd()).
+    QuickAddPopup* quickAddPopup() const { return m_quickAdd; }
 
 public Q_SLOTS:
     /// Frames every item (also on the 'F' key).
@@ -151,7 +162,10 @@ Q_SIGNALS:
     void plotRequested(spike::ui::NodeId id, const QString& signal);
 
 protected:
+    bool event(QEvent* event) override;
     void drawBackground(QPainter* painter, const QRectF& rect) override;
+    /// The empty-state hint of an editable network without nodes.
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
@@ -196,6 +210,9 @@ private:
     void duplicate(const QList<NodeId>& nodes);
     void rename(NodeId node);
     void emitSelection();
+    /// Whether `event` opens the quick-add popup (a printable character without Ctrl/Alt/Meta
+    /// that means nothing else on the canvas).
+    bool opensQuickAdd(const QKeyEvent& event) const;
 
     void onNodeAdded(NodeId id);
     void onNodeAboutToBeRemoved(NodeId id);
@@ -219,6 +236,9 @@ private:
     GraphMinimap* m_minimap = nullptr;
     int m_rebuilds = 0;
     QString m_lastRefusal;
+    QuickAddPopup* m_quickAdd = nullptr;  ///< child popup, created on first use
+    QPointF m_quickAddAt;                 ///< scene point the open popup adds at
+    NodeId m_quickAddNetwork;             ///< the network shown when it opened
     bool m_syncingSelection = false;
 
     // interaction state

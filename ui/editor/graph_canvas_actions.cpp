@@ -1,5 +1,5 @@
 // GraphCanvas, edit actions: entering and leaving nested modules, adding from the palette (also by
-// drag and drop), the clipboard, duplicate, group/ungroup, align and auto-layout. Each action is
+// drag and drop, or by typing its name on the canvas: the quick-add popup), the clipboard, duplicate, group/ungroup, align and auto-layout. Each action is
 // one undo step pushed on the document; a refused one shows the engine's reason at the cursor
 // and changes nothing. The clipboard holds a copyFragment() as MIME type fragmentMimeType() (and
 // as text), so a fragment copied in one window pastes into any other SpikeStudio document.
@@ -10,6 +10,7 @@
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/editor/graph_wire_item.hpp"
 #include "ui/editor/palette_widget.hpp"
+#include "ui/editor/quick_add_popup.hpp"
 
 #include "engine/tensor/error.hpp"
 #include "engine/io/module_factory.hpp"
@@ -188,6 +189,32 @@ void GraphCanvas::dropEvent(QDropEvent* event)
     }
     event->acceptProposedAction();
     addModule(type, mapToScene(event->position().toPoint()));
+}
+
+bool GraphCanvas::openQuickAdd(const QString& text, std::optional<QPoint> viewPos)
+{
+    if (m_doc == nullptr || refuseReadOnly(tr("Adding a module"))) {
+        return false;
+    }
+    QPoint at = viewPos.value_or(viewport()->mapFromGlobal(QCursor::pos()));
+    if (!viewport()->rect().contains(at)) {
+        at = viewport()->rect().center();
+    }
+    m_quickAddAt = mapToScene(at);
+    m_quickAddNetwork = m_network;
+    if (m_quickAdd == nullptr) {
+        m_quickAdd = new QuickAddPopup(this);
+        connect(m_quickAdd, &QuickAddPopup::typeChosen, this, [this](const QString& type) {
+            setFocus(Qt::PopupFocusReason);
+            if (m_network != m_quickAddNetwork) {
+                refuse(tr("Not added: the canvas shows another network than when you started typing"), cursorPos());
+                return;
+            }
+            addModule(type, m_quickAddAt);  // what a palette drop at that point does
+        });
+    }
+    m_quickAdd->popup(viewport()->mapToGlobal(at), text);
+    return true;
 }
 
 // ---- clipboard ----------------------------------------------------------------------------------

@@ -1,13 +1,16 @@
-// GraphCanvas, user interaction: selection sync, command-pushing mouse and key handling, zoom,
-// pan, fit, grid background and context menus. Scene upkeep lives in graph_canvas.cpp.
+// GraphCanvas, user interaction: selection sync, command-pushing mouse and key handling (with the
+// keys that open the quick-add popup), zoom, pan, fit, grid background, the empty-state hint and
+// context menus. Scene upkeep lives in graph_canvas.cpp.
 // Thread: GUI thread only.
 #include "ui/editor/graph_canvas.hpp"
 
 #include "ui/document/graph_commands.hpp"
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/editor/graph_wire_item.hpp"
+#include "ui/editor/quick_add_popup.hpp"
 
 #include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QGraphicsPathItem>
 #include <QInputDialog>
 #include <QKeyEvent>
@@ -164,6 +167,21 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect)
     }
 }
 
+void GraphCanvas::drawForeground(QPainter* painter, const QRectF& rect)
+{
+    QGraphicsView::drawForeground(painter, rect);
+    if (m_doc == nullptr || !m_nodes.empty() || !isEditable()) {
+        return;
+    }
+    painter->save();
+    painter->resetTransform();  // viewport pixels: the hint keeps its size whatever the zoom
+    painter->setPen(QColor(0x6b, 0x72, 0x80));
+    painter->drawText(viewport()->rect().adjusted(40, 40, -40, -40), Qt::AlignCenter | Qt::TextWordWrap,
+                      tr("This network is empty.\n\nDrag a module from the palette onto the canvas, or click "
+                         "here and type the start of its name (LIF, Poisson…); Tab lists every type."));
+    painter->restore();
+}
+
 void GraphCanvas::resizeEvent(QResizeEvent* event)
 {
     QGraphicsView::resizeEvent(event);
@@ -309,8 +327,44 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
 
 // ---- keys and menus -----------------------------------------------------------------------------
 
+bool GraphCanvas::opensQuickAdd(const QKeyEvent& event) const
+{
+    // Keys with a meaning of their own keep it: Space (pan), F (fit), Delete / Backspace, the
+    // arrows and every Ctrl / Alt / Meta chord (the window's shortcuts).
+    const QString text = event.text();
+    return m_doc != nullptr && m_drag == Drag::None && !m_spaceHeld && text.size() == 1 && text.front().isPrint()
+           && !text.front().isSpace() && event.key() != Qt::Key_F
+           && (event.modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) == 0;
+}
+
+bool GraphCanvas::event(QEvent* event)
+{
+    // Tab opens the quick-add popup (as in Nuke); QWidget::event would move the focus instead.
+    // Shift+Tab still leaves the canvas for keyboard users.
+    if (event->type() == QEvent::KeyPress && m_doc != nullptr && m_drag == Drag::None) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->key() == Qt::Key_Tab && (key->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier) {
+            if (m_quickAdd != nullptr && m_quickAdd->isVisible()) {
+                QCoreApplication::sendEvent(m_quickAdd->lineEdit(), event);
+            } else {
+                openQuickAdd();
+            }
+            event->accept();
+            return true;
+        }
+    }
+    return QGraphicsView::event(event);
+}
+
 void GraphCanvas::keyPressEvent(QKeyEvent* event)
 {
+    if (m_quickAdd != nullptr && m_quickAdd->isVisible()) {
+        // Keys that reach the canvas while the popup is open (sent to it, not typed into the
+        // popup's window) belong to the popup.
+        QCoreApplication::sendEvent(m_quickAdd->lineEdit(), event);
+        event->accept();
+        return;
+    }
     if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
         m_spaceHeld = true;
         viewport()->setCursor(Qt::OpenHandCursor);
@@ -318,6 +372,8 @@ void GraphCanvas::keyPressEvent(QKeyEvent* event)
         fitToView();
     } else if (event->key() == Qt::Key_Delete || event->key() == Qt::Key_Backspace) {
         deleteSelection();
+    } else if (opensQuickAdd(*event)) {
+        openQuickAdd(event->text());
     } else {
         QGraphicsView::keyPressEvent(event);
         return;
