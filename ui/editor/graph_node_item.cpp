@@ -1,10 +1,12 @@
-// GraphNodeItem: layout and painting of one canvas node from the document's roles.
+// GraphNodeItem: layout and painting of one canvas node from the document's roles, and the
+// tooltips of its ports (set while the pointer hovers one).
 // Thread: GUI thread only.
 #include "ui/editor/graph_node_item.hpp"
 
 #include "engine/io/module_factory.hpp"
 
 #include <QFontMetricsF>
+#include <QGraphicsSceneHoverEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -18,6 +20,7 @@ namespace {
 constexpr double kHeaderRows = 2.0;
 constexpr double kPortRadius = 5.0;
 constexpr double kPortHit = 9.0;
+constexpr int kMaxWiresListed = 8;  ///< wires a port tooltip names before "and N more"
 
 /// Header tint per module category (neurons, sources, layers, ...), readable with white text.
 QColor categoryColour(const QString& type)
@@ -42,6 +45,7 @@ GraphNodeItem::GraphNodeItem(const GraphDocument& doc, NodeId id, Kind kind)
         setFlag(ItemIsSelectable);
     }
     setZValue(1.0);
+    setAcceptHoverEvents(true);  // a port's own tooltip while it is hovered
     // Text dominates the cost of a node: a drag only translates the cached pixmap.
     setCacheMode(DeviceCoordinateCache);
     refresh();
@@ -54,7 +58,8 @@ void GraphNodeItem::refresh()
     auto addPorts = [this](const QVariantList& list, bool input) {
         for (const QVariant& v : list) {
             const QVariantMap p = v.toMap();
-            m_ports.push_back({p["name"].toString(), p["size"].toLongLong(), p["spiking"].toBool(), input, {}});
+            m_ports.push_back({p["name"].toString(), p["size"].toLongLong(), p["spiking"].toBool(), input, {},
+                               p["offset"].toLongLong()});
         }
     };
     if (m_kind == Kind::Node) {
@@ -86,7 +91,8 @@ void GraphNodeItem::refresh()
             m_ports.push_back({m_name, size, false, !input, {}});
         } else {
             for (const engine::PortSpec& p : ports) {
-                m_ports.push_back({m_name + QLatin1Char('.') + QString::fromStdString(p.name), p.size, false, !input, {}});
+                m_ports.push_back({m_name + QLatin1Char('.') + QString::fromStdString(p.name), p.size, false, !input, {},
+                                   p.offset});
             }
         }
         m_header = QColor(0x55, 0x55, 0x55);
@@ -116,6 +122,7 @@ void GraphNodeItem::refresh()
     if (!outs.isEmpty()) {
         tip += QObject::tr("<br>out: %1").arg(outs.join(QStringLiteral(", ")).toHtmlEscaped());
     }
+    m_nodeTip = tip;
     setToolTip(tip);
     update();
 }
@@ -141,6 +148,101 @@ const CanvasPort* GraphNodeItem::portAt(QPointF scenePos) const
         }
     }
     return nullptr;
+}
+
+const CanvasPort* GraphNodeItem::portHoveredAt(QPointF scenePos) const
+{
+    if (const CanvasPort* handle = portAt(scenePos)) {
+        return handle;
+    }
+    // The label row: the half of the body on the port's side (where paint() writes the label).
+    const QPointF local = mapFromScene(scenePos);
+    for (const CanvasPort& p : m_ports) {
+        const bool row = std::abs(local.y() - p.pos.y()) <= kRow * 0.5;
+        const bool side = p.input ? local.x() >= 0.0 && local.x() < kWidth * 0.5 : local.x() >= kWidth * 0.5 && local.x() <= kWidth;
+        if (row && side) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+QString GraphNodeItem::portToolTip(const CanvasPort& port) const
+{
+    const QString name = port.name.toHtmlEscaped();
+    const engine::Module* module = m_doc->module(m_id);
+    QString tip;
+    qint64 total = 0;  // channels of the whole side the port is a slice of
+    if (m_kind == Kind::Node) {
+        tip = QObject::tr("<b>%1</b> — %2 port of %3 (%4)")
+                  .arg(name, port.input ? QObject::tr("input") : QObject::tr("output"), m_name.toHtmlEscaped(),
+                       m_type.toHtmlEscaped());
+        total = module == nullptr ? 0 : (port.input ? module->sizeIn() : module->sizeOut());
+    } else {
+        const bool input = m_kind == Kind::NetworkInput;
+        tip = input ? QObject::tr("<b>%1</b> — the network's input: what comes in here feeds the nodes wired from it").arg(name)
+                    : QObject::tr("<b>%1</b> — the network's output: what the nodes wired to it give goes out here").arg(name);
+        total = module == nullptr ? 0 : (input ? module->sizeIn() : module->sizeOut());
+    }
+    tip += QStringLiteral("<br>")
+           + (port.size == 1 ? QObject::tr("1 channel") : QObject::tr("%1 channels").arg(port.size));
+    if (total > port.size && port.size > 0) {
+        tip += QObject::tr(" (channels %1–%2 of %3)").arg(port.offset).arg(port.offset + port.size - 1).arg(total);
+    }
+    const bool takes = m_kind == Kind::Node ? port.input : m_kind == Kind::NetworkOutput;
+    if (port.spiking) {
+        tip += QStringLiteral("<br>") + (takes ? QObject::tr("Takes spikes: a count per channel each step")
+                                                : QObject::tr("Gives spikes: a count per channel each step (0 or 1 per neuron)"));
+    } else {
+        tip += QStringLiteral("<br>") + (takes ? QObject::tr("Takes values: a number per channel each step (a current, a rate or an activation)")
+                                                : QObject::tr("Gives values: a number per channel each step"));
+    }
+    // The registry's doc of the module's attribute of the same name ("spikes": a State).
+    if (m_kind == Kind::Node && module != nullptr) {
+        for (const engine::AttributeView& view : module->attributes()) {
+            if (view.spec->name == port.name.toStdString() && !view.spec->doc.empty()) {
+                tip += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(view.spec->doc).toHtmlEscaped());
+                break;
+            }
+        }
+    }
+    // Its wires, read now (the item is not refreshed when wires change).
+    const NodeId network = m_kind == Kind::Node ? m_doc->parentOf(m_id) : m_id;
+    const bool source = !port.input;  // an output handle (a boundary "in" draws outputs)
+    const std::string node = m_kind == Kind::Node ? m_name.toStdString() : std::string();
+    QStringList wires;
+    for (ConnectionId id : m_doc->connections(network)) {
+        const auto info = m_doc->connection(id);
+        if (!info) {
+            continue;
+        }
+        const engine::Endpoint& here = source ? info->from : info->to;
+        if (here.node != node || QString::fromStdString(here.port) != port.name) {
+            continue;
+        }
+        QString text = QString::fromStdString((source ? info->to : info->from).toString()).toHtmlEscaped();
+        if (info->projection.valid()) {
+            text += QObject::tr(" through %1 '%2'")
+                        .arg(m_doc->nodeData(info->projection, NodeRole::Type).toString().toHtmlEscaped(),
+                             QString::fromStdString(info->name).toHtmlEscaped());
+        }
+        if (info->delayed) {
+            text += QObject::tr(" (delayed one step)");
+        }
+        wires << text;
+    }
+    if (wires.isEmpty()) {
+        tip += QStringLiteral("<br>") + QObject::tr("Not connected: drag from an output port to an input port to wire it");
+    } else {
+        const qsizetype more = wires.size() - kMaxWiresListed;
+        if (more > 0) {
+            wires = wires.mid(0, kMaxWiresListed);
+            wires << QObject::tr("and %1 more").arg(more);
+        }
+        tip += QStringLiteral("<br>") + (source ? QObject::tr("To: ") : QObject::tr("From: "))
+               + wires.join(QStringLiteral("<br>&nbsp;&nbsp;&nbsp;&nbsp;"));
+    }
+    return tip;
 }
 
 std::string GraphNodeItem::endpoint(const CanvasPort& port) const
@@ -215,6 +317,27 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
             painter->drawText(r, (p.input ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter,
                               QFontMetricsF(font).elidedText(label, Qt::ElideMiddle, r.width()));
         }
+    }
+}
+
+void GraphNodeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event)
+{
+    hoverMoveEvent(event);  // no repaint: hovering changes nothing drawn
+}
+
+void GraphNodeItem::hoverMoveEvent(QGraphicsSceneHoverEvent* event)
+{
+    const CanvasPort* port = portHoveredAt(event->scenePos());
+    const QString tip = port != nullptr ? portToolTip(*port) : m_nodeTip;
+    if (toolTip() != tip) {
+        setToolTip(tip);
+    }
+}
+
+void GraphNodeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent*)
+{
+    if (toolTip() != m_nodeTip) {
+        setToolTip(m_nodeTip);
     }
 }
 

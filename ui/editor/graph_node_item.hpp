@@ -3,6 +3,9 @@
 // type, name, shape and ports from the document's roles and lays them out (header rows, then
 // one row per port: inputs on the left edge, outputs on the right edge). Spiking ports are
 // drawn as triangles, continuous ports as circles, each labelled with its name and size.
+// Tooltips: hovering a port's handle or label shows that port's (portToolTip(): direction, size
+// and channels, spikes or values, the registry's doc of a same-named attribute, its wires, read
+// from the document when hovered); anywhere else the node's own (name, type, path, shape, ports).
 // Invariants: the cached layout matches the document after every refresh(); the item never
 // edits the document (the canvas pushes commands).
 // Thread: GUI thread only.
@@ -25,6 +28,7 @@ struct CanvasPort {
     bool spiking = false;
     bool input = false;
     QPointF pos;  ///< centre in item coordinates
+    qint64 offset = 0;  ///< first channel of the module's flat input or output
 };
 
 /// A node of the canvas; see the file comment.
@@ -57,6 +61,12 @@ public:
     std::string endpoint(const CanvasPort& port) const;
     const std::vector<CanvasPort>& ports() const { return m_ports; }
     QString name() const { return m_name; }
+    /// The port whose handle or label row is under `scenePos` (what hovering shows), or nullptr.
+    const CanvasPort* portHoveredAt(QPointF scenePos) const;
+    /// The tooltip of one of this item's ports (rich text): name, direction, size and channels,
+    /// whether it carries spikes or values, the doc of the module's attribute of the same name
+    /// when there is one, and what it is wired to.
+    QString portToolTip(const CanvasPort& port) const;
 
     /// Called after every position change (the canvas reroutes the attached wires).
     void setMoveObserver(std::function<void(GraphNodeItem*)> observer) { m_observer = std::move(observer); }
@@ -66,6 +76,9 @@ public:
 
 protected:
     QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverMoveEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
 
 private:
     const GraphDocument* m_doc;
@@ -74,6 +87,7 @@ private:
     QString m_type, m_name, m_shape;
     QColor m_header;
     std::vector<CanvasPort> m_ports;
+    QString m_nodeTip;  ///< the node's own tooltip (toolTip() shows a port's while one is hovered)
     double m_height = 0.0;
     std::function<void(GraphNodeItem*)> m_observer;
 };
