@@ -242,7 +242,8 @@ QString GraphNodeItem::portToolTip(const CanvasPort& port) const
         tip += QStringLiteral("<br>") + (source ? QObject::tr("To: ") : QObject::tr("From: "))
                + wires.join(QStringLiteral("<br>&nbsp;&nbsp;&nbsp;&nbsp;"));
     }
-    return tip;
+    // One line per fact: the tooltip's word wrap would otherwise break them at a narrow width.
+    return QStringLiteral("<p style='white-space:pre'>%1</p>").arg(tip);
 }
 
 std::string GraphNodeItem::endpoint(const CanvasPort& port) const
