@@ -1,6 +1,7 @@
 // The list of module types: the spiking models, containers, sources and projections with their
 // config readers here, the layers and activations in layer_types.cpp. Adding a module type to the
-// engine means adding its config reader and one entry of the table.
+// engine means adding its config reader and one entry of the table, and for a model with
+// dynamics its equations for users (ModelEquations, below the config readers).
 #include "engine/io/module_factory.hpp"
 
 #include "engine/io/factory_detail.hpp"
@@ -233,6 +234,161 @@ std::unique_ptr<Module> createSparseProjection(const nlohmann::json& config)
     return createProjection<SparseProjection, false>(config);
 }
 
+// ---- equations for users (ModelEquations), in Brian2's syntax ------------------------------
+// Each states what the code computes (the header comment has the exact order and float32 detail).
+
+constexpr auto kUpdate = EquationRole::Update;
+constexpr auto kThreshold = EquationRole::Threshold;
+constexpr auto kReset = EquationRole::Reset;
+constexpr auto kEvent = EquationRole::Event;
+constexpr auto kDefinition = EquationRole::Definition;
+
+ModelEquations lifEquations()
+{
+    return {"Rockpool's leaky integrate-and-fire neurons, one update per time step dt: each synaptic "
+            "current isyn takes in its input and decays by beta; the membrane vmem decays by alpha and "
+            "adds the summed currents and the bias. A neuron spikes when vmem reaches threshold (once "
+            "per threshold reached, up to max_spikes_per_dt) and loses threshold per spike.",
+            {{kUpdate, "irec = spikes @ w_rec  # the spikes of the previous step", "w_rec"},
+             {kUpdate, "isyn = beta * (isyn + x + irec)", "w_rec"},
+             {kUpdate, "isyn = beta * (isyn + x)", "!w_rec"},
+             {kUpdate, "vmem = alpha * vmem + sum(isyn) + bias + noise_std * sqrt(dt) * randn()"
+                       "  # the sum runs over each neuron's synapses"},
+             {kThreshold, "vmem >= threshold"},
+             {kReset, "spikes = min(floor(vmem / threshold), max_spikes_per_dt)"},
+             {kReset, "vmem = vmem - spikes * threshold  # subtractive reset"},
+             {kDefinition, "alpha = exp(-dt / tau_mem)  # leak_mode taus (in decays, alpha and beta "
+                           "are set directly)"},
+             {kDefinition, "beta = exp(-dt / tau_syn)"},
+             {kDefinition, "alpha = 1 - 2**(-dash_mem)  # leak_mode bitshifts; beta likewise from dash_syn"}},
+            {{"x", "Input of the step, one channel per synapse", ""},
+             {"irec", "Recurrent input of the step", ""}}};
+}
+
+ModelEquations lifRefracEquations()
+{
+    return {"Norse's leaky integrate-and-fire neurons with an absolute refractory period, one Euler "
+            "step of dt per time step: the input jumps the synaptic current i, which decays and drives "
+            "the membrane v towards v_leak. A neuron spikes when v exceeds v_th, is reset to v_reset "
+            "and held there for rho_reset steps.",
+            {{kUpdate, "i = i + x  # the input jumps the current"},
+             {kUpdate, "v = v + dt * tau_mem_inv * (v_leak - v + i)  # held while refractory (rho > 0)"},
+             {kUpdate, "i = i - dt * tau_syn_inv * i"},
+             {kThreshold, "v > v_th  # not while refractory"},
+             {kReset, "v = v_reset"},
+             {kReset, "rho = rho_reset  # then one less per step; refractory while rho > 0"},
+             {kDefinition, "tau_mem_inv = 1 / tau_mem  # parametrisation times; tau_syn_inv likewise"},
+             {kDefinition, "rho_reset = refractory_time / dt"}},
+            {{"x", "Input of the step, one channel per neuron", "V"}}};
+}
+
+ModelEquations cubaLifEquations()
+{
+    return {"The current-based neuron of Brian2's CUBA benchmark (Vogels & Abbott 2005): excitatory and "
+            "inhibitory currents decay exponentially and drive the membrane v towards v_rest, "
+            "integrated exactly over each step. A neuron spikes when v exceeds v_th, is reset to "
+            "v_reset and held there for refractory_time.",
+            {{kEvent, "i_exc += x_exc  # at the start of the step"},
+             {kEvent, "i_inh += x_inh  # inhibitory weights are negative"},
+             {kUpdate, "dv/dt = (v_rest - v + i_exc + i_inh) / tau_mem  # held while refractory"},
+             {kUpdate, "di_exc/dt = -i_exc / tau_exc"},
+             {kUpdate, "di_inh/dt = -i_inh / tau_inh"},
+             {kThreshold, "v > v_th  # not while refractory"},
+             {kReset, "v = v_reset  # held for refractory_time, counted from the spike step"},
+             {kReset, "refrac = max(refractory_time / dt - 1, 0)  # steps still held after this one"}},
+            {{"x_exc", "Input of the step on the exc port", "mV"},
+             {"x_inh", "Input of the step on the inh port", "mV"}}};
+}
+
+/// The output y and the time t every source's equations use.
+std::vector<EquationSymbol> sourceSymbols(std::vector<EquationSymbol> more = {})
+{
+    std::vector<EquationSymbol> all{{"y", "Output of the step, per channel", ""},
+                                    {"t", "Time of the step, k · dt from the start or the last reset", "s"}};
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+}
+
+ModelEquations constantCurrentEquations()
+{
+    return {"A current that stays at amplitude, one value for all channels or one per channel.",
+            {{kUpdate, "y = amplitude"}},
+            sourceSymbols()};
+}
+
+ModelEquations pulseTrainEquations()
+{
+    return {"A current at baseline that rises by amplitude during pulses: the first pulse starts at "
+            "onset and lasts duration, and a new one starts every period. Times are rounded to whole "
+            "steps (pulses last at least one).",
+            {{kUpdate, "y = baseline + amplitude * on"},
+             {kDefinition, "on = t >= onset and (t - onset) % period < duration"
+                           "  # duration 0: on until the end; period 0: a single pulse"}},
+            sourceSymbols({{"on", "1 while a pulse is on, else 0", ""}})};
+}
+
+ModelEquations sineCurrentEquations()
+{
+    return {"A sine current oscillating around offset.",
+            {{kUpdate, "y = offset + amplitude * sin(2 * pi * frequency * t + phase)"}},
+            sourceSymbols()};
+}
+
+ModelEquations poissonEquations()
+{
+    return {"Independent Poisson spike trains: in every step each channel spikes with probability "
+            "rate · dt, from a seeded generator.",
+            {{kThreshold, "rand() < rate * dt  # one draw per channel and step; rate * dt at most 1"}},
+            sourceSymbols()};
+}
+
+ModelEquations regularSpikeTrainEquations()
+{
+    return {"A regular spike train: one spike every 1 / rate from onset, in the first step at or after "
+            "each spike time. A rate of 0 is silent.",
+            {{kThreshold, "t == onset + n / rate  # n = 0, 1, 2, …; onset rounded to the nearest step"}},
+            sourceSymbols({{"n", "Spikes emitted so far", ""}})};
+}
+
+ModelEquations fileSourceEquations()
+{
+    return {"Plays the rows of data, one per step. After the last row it starts again from the first "
+            "when loop is set, and gives 0 otherwise.",
+            {{kUpdate, "y = data[k]  # with loop: row k % T"},
+             {kDefinition, "k = t / dt"}},
+            sourceSymbols({{"k", "Number of the step", ""}, {"T", "Rows of data", ""}})};
+}
+
+/// The source's output pre and the target's input post every projection's equations use.
+std::vector<EquationSymbol> projectionSymbols(const std::string& pre, const std::string& post)
+{
+    return {{pre, "Output of the source in the step", ""}, {post, "Input of the target in the step", ""}};
+}
+
+ModelEquations denseEquations()
+{
+    return {"All-to-all connections: each step, every target channel receives the sum of every "
+            "source channel times its weight.",
+            {{kUpdate, "post += pre @ weight  # pre (Nsrc) times the weight matrix (Nsrc, Ndst)"}},
+            projectionSymbols("pre", "post")};
+}
+
+ModelEquations oneToOneEquations()
+{
+    return {"Channel i of the source feeds channel i of the target, times its weight.",
+            {{kUpdate, "post += weight * pre  # channel by channel"}},
+            projectionSymbols("pre", "post")};
+}
+
+ModelEquations sparseEquations()
+{
+    return {"Random sparse synapses drawn once from seed (each pair with probability p, or in_degree "
+            "sources per target). A nonzero source value reaches each of its targets delay steps "
+            "later, times weight.",
+            {{kEvent, "post_j += weight * pre_i  # for each synapse i → j, delay steps after pre_i ≠ 0"}},
+            projectionSymbols("pre_i", "post_j")};
+}
+
 }  // namespace
 
 const std::vector<ModuleTypeInfo>& moduleTypes()
@@ -241,14 +397,14 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
     std::vector<ModuleTypeInfo> all{
         {"LIF", "neurons",
          "Leaky integrate-and-fire neurons with exponential synapses (Rockpool LIFTorch)", false,
-         {{"shape", {1, 1}}, {"has_rec", false}}, createLif, "neurons/lif.hpp"},
+         {{"shape", {1, 1}}, {"has_rec", false}}, createLif, "neurons/lif.hpp", lifEquations()},
         {"LIFRefrac", "neurons",
          "Leaky integrate-and-fire neurons with an absolute refractory period (Norse LIFRefrac)",
-         false, {{"shape", {1}}}, createLifRefrac, "neurons/lif_refrac.hpp"},
+         false, {{"shape", {1}}}, createLifRefrac, "neurons/lif_refrac.hpp", lifRefracEquations()},
         {"CUBALIF", "neurons",
          "CUBA leaky integrate-and-fire neurons, excitatory and inhibitory exponential currents "
          "(Brian2's CUBA benchmark)",
-         false, {{"shape", {1}}}, createCubaLif, "neurons/cuba_lif.hpp"},
+         false, {{"shape", {1}}}, createCubaLif, "neurons/cuba_lif.hpp", cubaLifEquations()},
     };
     // Linear ... Threshold: the layers and activations (layer_types.cpp).
     const std::vector<ModuleTypeInfo> layers = io_detail::layerTypes();
@@ -279,27 +435,33 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
           {"output_support_size", 21}, {"lstm_hidden_size", 32}},
          DynamicsNetwork::fromConfig, ""},
         {"ConstantCurrent", "sources", "Constant current, scalar or per channel (no input)", false,
-         {{"shape", {1}}}, createSource<ConstantCurrent>, "sources/sources.hpp"},
+         {{"shape", {1}}}, createSource<ConstantCurrent>, "sources/sources.hpp",
+         constantCurrentEquations()},
         {"PulseTrain", "sources", "Step or repeating pulse current: onset, width, period (no input)",
-         false, {{"shape", {1}}}, createSource<PulseTrain>, "sources/sources.hpp"},
+         false, {{"shape", {1}}}, createSource<PulseTrain>, "sources/sources.hpp",
+         pulseTrainEquations()},
         {"SineCurrent", "sources", "Sine current: amplitude, frequency, phase, offset (no input)",
-         false, {{"shape", {1}}}, createSource<SineCurrent>, "sources/sources.hpp"},
+         false, {{"shape", {1}}}, createSource<SineCurrent>, "sources/sources.hpp",
+         sineCurrentEquations()},
         {"PoissonSource", "sources", "Poisson spikes at a rate per channel, seeded (no input)",
-         false, {{"shape", {1}}}, createSource<PoissonSource>, "sources/sources.hpp"},
+         false, {{"shape", {1}}}, createSource<PoissonSource>, "sources/sources.hpp",
+         poissonEquations()},
         {"RegularSpikeTrain", "sources", "One spike every 1 / rate from an onset (no input)", false,
-         {{"shape", {1}}}, createSource<RegularSpikeTrain>, "sources/sources.hpp"},
+         {{"shape", {1}}}, createSource<RegularSpikeTrain>, "sources/sources.hpp",
+         regularSpikeTrainEquations()},
         {"FileSource", "sources",
          "Plays a (T, N) array row by row, e.g. a .npy file, looping or not (no input)", false,
-         {{"shape", {1, 1}}}, createFileSource, "sources/sources.hpp"},
+         {{"shape", {1, 1}}}, createFileSource, "sources/sources.hpp", fileSourceEquations()},
         {"DenseProjection", "projections",
          "All-to-all weights W (Nsrc, Ndst): post += pre @ W (Rockpool LinearTorch)", false,
-         {{"shape", {1, 1}}}, createDenseProjection, "network/projections.hpp"},
+         {{"shape", {1, 1}}}, createDenseProjection, "network/projections.hpp", denseEquations()},
         {"OneToOneProjection", "projections",
          "Channel-wise weights: post += w * pre, w scalar or per channel", false,
-         {{"shape", {1}}}, createOneToOneProjection, "network/projections.hpp"},
+         {{"shape", {1}}}, createOneToOneProjection, "network/projections.hpp",
+         oneToOneEquations()},
         {"SparseProjection", "projections",
          "Seeded random sparse synapses (probability or in-degree), event-driven, with a delay",
-         false, {{"shape", {1, 1}}}, createSparseProjection, "network/projections.hpp"},
+         false, {{"shape", {1, 1}}}, createSparseProjection, "network/projections.hpp", sparseEquations()},
     });
     return all;
     }();

@@ -1,6 +1,8 @@
 // Module type registry: every module type the engine can build from a model file, the palette
-// or the command line, with its category and a one-line description. The list is written once,
-// in module_factory.cpp; everything else (file loader, palette, `spikesim info`) reads it.
+// or the command line, with its category, a one-line description and, for the models with
+// dynamics, their equations for users (ModelEquations, in Brian2's equation syntax). The list is
+// written once, in module_factory.cpp; everything else (file loader, palette, `spikesim info`,
+// the GUI's Equations tab) reads it.
 #pragma once
 
 #include "engine/core/module.hpp"
@@ -13,6 +15,43 @@
 #include <vector>
 
 namespace spike::engine {
+
+/// What a line of a model's equations does, after Brian2's NeuronGroup(model=, threshold=,
+/// reset=) and Synapses(on_pre=).
+enum class EquationRole {
+    Update,      ///< how a state changes each step: "dv/dt = ...", "vmem = alpha * vmem + ..."
+    Threshold,   ///< the spike condition: "v > v_th"
+    Reset,       ///< what a spike does to the neuron: "v = v_reset"
+    Event,       ///< what an arriving input does: "i_exc += x_exc", "post += weight * pre"
+    Definition,  ///< a quantity derived from others: "alpha = exp(-dt / tau_mem)"
+};
+
+/// One line of a model's equations in Brian2's syntax ("lhs = rhs", "dv/dt = rhs",
+/// "lhs += rhs", a condition), optionally followed by "# a short note for users".
+struct EquationLine {
+    EquationRole role = EquationRole::Update;
+    std::string text;
+    /// Shown only for a module that has this attribute ("w_rec": only with has_rec); "" always.
+    std::string onlyWith = {};
+};
+
+/// A symbol of the equations that is not one of the module's attributes (the input x, a
+/// recorded intermediate): attributes are described by their own registry entry instead.
+struct EquationSymbol {
+    std::string name;
+    std::string meaning;  ///< a few words for users
+    std::string units;    ///< "mV", "" for none or when it depends on the input
+};
+
+/// A module type's dynamics for users: what the GUI's Equations tab shows. Developer notes
+/// (threads, allocation, float32 order) stay in the header comment (ModuleTypeInfo::header).
+/// Must state what the code computes.
+struct ModelEquations {
+    std::string description;              ///< one or two sentences for users
+    std::vector<EquationLine> lines;      ///< per role, in the order the code applies them
+    std::vector<EquationSymbol> symbols;  ///< the symbols that are not attributes
+    bool empty() const { return lines.empty(); }
+};
 
 /// One constructible module type.
 struct ModuleTypeInfo {
@@ -27,6 +66,8 @@ struct ModuleTypeInfo {
     /// the code runs them, as a path under engine/ ("neurons/lif.hpp"); "" for types without
     /// equations (layers, containers).
     std::string header;
+    /// The type's equations for users; empty for types without equations (layers, containers).
+    ModelEquations equations = {};
 };
 
 /// Every registered module type, in palette order.
