@@ -7,7 +7,9 @@
 
 #include "ui/inspector/inspector_editors.hpp"
 
+#include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -245,6 +247,39 @@ QStringList Inspector::rowNames() const
         }
     }
     return out;
+}
+
+bool Inspector::focusRow(const QString& name)
+{
+    Row* row = findRow(name.toStdString());
+    if (row == nullptr) {
+        return false;
+    }
+    if (row->nameLabel->isHidden()) {
+        setFamilyFilter(QString());  // the filter hid it
+    }
+    m_groups[row->group]->setChecked(true);
+    // Lay the rows out now, so that the row has its place before scrolling to it.
+    m_body->layout()->activate();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    m_scroll->ensureWidgetVisible(row->nameLabel);
+    m_scroll->ensureWidgetVisible(row->editor);
+    // The first input of the editor that takes the focus by Tab (its spin box, combo box, ...).
+    QWidget* target = row->editor;
+    for (QWidget* w = row->editor; w != nullptr; w = w->nextInFocusChain()) {
+        if (w != row->editor && !row->editor->isAncestorOf(w)) {
+            break;
+        }
+        if ((w->focusPolicy() & Qt::TabFocus) != 0 && w->isEnabled()) {
+            target = w;
+            break;
+        }
+    }
+    target->setFocus(Qt::OtherFocusReason);
+    if (auto* spin = qobject_cast<QAbstractSpinBox*>(target)) {
+        spin->selectAll();  // typing replaces the value
+    }
+    return true;
 }
 
 void Inspector::setFamilyFilter(const QString& family)

@@ -86,6 +86,11 @@ public:
     bool rowVisible(const QString& name) const;
     /// Names of every row, in display order.
     QStringList rowNames() const;
+    /// Brings the row of attribute `name` into view (clearing a family filter that hides it,
+    /// expanding its group) and gives its editor the keyboard focus when it can take it (a
+    /// derived attribute's cannot); false when there is no such row. The inspector must be
+    /// visible for the focus to take.
+    bool focusRow(const QString& name);
     /// Names of the shown module's statistics, in display order (empty when it has none).
     QStringList statisticNames() const;
     /// The text shown as the value of statistic `name` ("" when there is no such statistic).

@@ -7,6 +7,7 @@
 #include "ui/editor/graph_breadcrumb.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
+#include "ui/inspector/equation_view.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/run/live_run.hpp"
 #include "ui/run/run_session.hpp"
@@ -19,11 +20,9 @@
 
 #include <QDir>
 #include <QDockWidget>
-#include <QFontDatabase>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QScopedValueRollback>
 #include <QScreen>
 #include <QSettings>
@@ -212,11 +211,15 @@ void MainWindow::buildDocks()
     });
     m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector, Qt::RightDockWidgetArea);
 
-    // The selected model's update equations, from its header via the registry.
-    m_equations = new QPlainTextEdit;
-    m_equations->setReadOnly(true);
-    m_equations->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_equations->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // The selected model's equations for users, from the registry; a symbol clicked there
+    // shows its Inspector row.
+    m_equations = new EquationView;
+    m_equations->setGraphDocument(m_doc);
+    connect(m_equations, &EquationView::symbolActivated, this, [this](const QString& name) {
+        m_attributesDock->show();
+        m_attributesDock->raise();
+        m_inspector->focusRow(name);
+    });
     m_equationsDock = dock(tr("Equations"), QStringLiteral("equationsDock"), m_equations, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_attributesDock, m_equationsDock);
     m_attributesDock->raise();
@@ -303,19 +306,10 @@ void MainWindow::showInInspector(NodeId id)
     const engine::Module* module = m_doc->module(m_inspected);
     m_inspector->showNode(m_inspected);
     refreshRunStates();
-    if (module != nullptr) {
-        const std::string equations = engine::moduleEquations(module->className());
-        m_equations->setPlainText(
-            equations.empty()
-                ? tr("%1 has no update equations of its own: layers and activations compute their torch "
-                     "function, containers and templates their children.")
-                      .arg(QString::fromStdString(module->className()))
-                : QString::fromStdString(equations));
-        m_equationsDock->setWindowTitle(tr("Equations — %1").arg(QString::fromStdString(module->className())));
-    } else {
-        m_equations->clear();
-        m_equationsDock->setWindowTitle(tr("Equations"));
-    }
+    m_equations->showNode(m_inspected);
+    m_equationsDock->setWindowTitle(module != nullptr
+                                        ? tr("Equations — %1").arg(QString::fromStdString(module->className()))
+                                        : tr("Equations"));
     if (module != nullptr) {
         const QString path = QString::fromStdString(m_doc->path(id));
         m_attributesDock->setWindowTitle(tr("Inspector — %1 (%2)")

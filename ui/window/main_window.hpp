@@ -39,7 +39,6 @@ class QDoubleSpinBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
-class QPlainTextEdit;
 class QSpinBox;
 class QSplitter;
 
@@ -47,6 +46,7 @@ namespace spike::ui {
 
 class DocumentFile;
 class DocumentTree;
+class EquationView;
 class GraphBreadcrumb;
 class GraphCanvas;
 class Inspector;
@@ -135,8 +135,9 @@ public:
     PlotPanes* plotPanes() const { return m_panes; }
     RasterPlot* rasterPlot() const { return m_rasterPlot; }
     QSpinBox* stepsSpinBox() const { return m_steps; }
-    /// The "Equations" dock (tabbed with the Inspector): the selected model's update equations.
-    QPlainTextEdit* equationsView() const { return m_equations; }
+    /// The "Equations" dock (tabbed with the Inspector): the selected model's equations, its
+    /// symbols linked to the Inspector's rows.
+    EquationView* equationsView() const { return m_equations; }
     /// The toolbar's time step [ms] (the dt of every module that has one).
     QDoubleSpinBox* timeStepSpinBox() const { return m_dt; }
     /// The toolbar's backend choice (CPU, CUDA; CUDA disabled with the reason without a device).
@@ -324,7 +325,7 @@ private:
     QDockWidget* m_modulesDock = nullptr;
     QDockWidget* m_attributesDock = nullptr;
     QDockWidget* m_equationsDock = nullptr;
-    QPlainTextEdit* m_equations = nullptr;
+    EquationView* m_equations = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
     QAction* m_runAction = nullptr;
