@@ -361,14 +361,22 @@ private Q_SLOTS:
         QCOMPARE(file.recentFiles().front(), saved);
         QCOMPARE(file.recentFiles().size(), DocumentFile::kMaxRecentFiles);
 
-        // Missing files are dropped, and forgotten.
+        // Missing files are left out of recentFiles() (the menu) but kept, marked, in
+        // recentFileEntries() (the start page shows them as missing).
+        const QStringList before = file.recentFiles();
         QVERIFY(QFile::remove(paths[11]));
         QVERIFY(QFile::remove(paths[5]));
         const QStringList after = file.recentFiles();
         QVERIFY(!after.contains(paths[11]));
         QVERIFY(!after.contains(paths[5]));
         QCOMPARE(after.size(), DocumentFile::kMaxRecentFiles - 2);
-        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), after);
+        const QList<spike::ui::RecentFile> entries = file.recentFileEntries();
+        QCOMPARE(entries.size(), DocumentFile::kMaxRecentFiles);
+        for (qsizetype i = 0; i < entries.size(); ++i) {
+            QCOMPARE(entries[i].path, before[i]);
+            QCOMPARE(entries[i].exists, entries[i].path != paths[11] && entries[i].path != paths[5]);
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), before);
 
         // Another controller (another window, the next session) sees the same list.
         GraphDocument other;

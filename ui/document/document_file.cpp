@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QLockFile>
 #include <QSaveFile>
 #include <QSettings>
@@ -280,18 +281,27 @@ void DocumentFile::close()
 
 // ---- recent files and examples -------------------------------------------------------------
 
-QStringList DocumentFile::recentFiles() const
+QList<RecentFile> DocumentFile::recentFileEntries() const
 {
-    QSettings settings;
-    const QStringList stored = settings.value(QLatin1String(kRecentFilesKey)).toStringList();
-    QStringList out;
+    const QStringList stored = QSettings().value(QLatin1String(kRecentFilesKey)).toStringList();
+    QList<RecentFile> out;
+    QStringList seen;
     for (const QString& path : stored) {
-        if (QFileInfo::exists(path) && !out.contains(path) && out.size() < kMaxRecentFiles) {
-            out << path;
+        if (!path.isEmpty() && !seen.contains(path) && out.size() < kMaxRecentFiles) {
+            seen << path;
+            out.push_back({path, QFileInfo::exists(path)});
         }
     }
-    if (out != stored) {
-        settings.setValue(QLatin1String(kRecentFilesKey), out);
+    return out;
+}
+
+QStringList DocumentFile::recentFiles() const
+{
+    QStringList out;
+    for (const RecentFile& entry : recentFileEntries()) {
+        if (entry.exists) {
+            out << entry.path;
+        }
     }
     return out;
 }
@@ -299,8 +309,12 @@ QStringList DocumentFile::recentFiles() const
 void DocumentFile::addRecentFile(const QString& path)
 {
     const QString absolute = QFileInfo(path).absoluteFilePath();
-    QStringList list = recentFiles();
-    list.removeAll(absolute);
+    QStringList list;
+    for (const RecentFile& entry : recentFileEntries()) {
+        if (entry.path != absolute) {
+            list << entry.path;
+        }
+    }
     list.prepend(absolute);
     while (list.size() > kMaxRecentFiles) {
         list.removeLast();
@@ -315,6 +329,31 @@ void DocumentFile::clearRecentFiles()
     Q_EMIT recentFilesChanged();
 }
 
+namespace {
+
+/// The top-level "description" of the bundled model at `path` (empty when it has none or cannot
+/// be read), read once per process: the examples' files do not change while it runs.
+QString exampleDescription(const QString& path)
+{
+    static QHash<QString, QString> cache;
+    if (const auto it = cache.constFind(path); it != cache.constEnd()) {
+        return *it;
+    }
+    QString description;
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly)) {
+        const QByteArray text = file.readAll();
+        const Json j = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+        if (j.is_object() && j.contains("description") && j.at("description").is_string()) {
+            description = QString::fromStdString(j.at("description").get<std::string>()).simplified();
+        }
+    }
+    cache.insert(path, description);
+    return description;
+}
+
+}  // namespace
+
 QList<ExampleModel> DocumentFile::examples()
 {
     const QList<ExampleModel> all{
@@ -327,10 +366,17 @@ QList<ExampleModel> DocumentFile::examples()
         {tr("Dynamics network (reference weights)"), QStringLiteral(":/examples/dynamics_network.json")},
     };
     QList<ExampleModel> out;
-    for (const ExampleModel& e : all) {
-        if (QFile::exists(e.path)) {
-            out << e;
+    for (ExampleModel e : all) {
+        if (!QFile::exists(e.path)) {
+            continue;
         }
+        e.summary = exampleDescription(e.path);
+        const QString thumbnail =
+            QStringLiteral(":/examples/thumbnails/%1.png").arg(QFileInfo(e.path).completeBaseName());
+        if (QFile::exists(thumbnail)) {
+            e.thumbnail = thumbnail;
+        }
+        out << e;
     }
     return out;
 }

@@ -31,8 +31,16 @@ namespace spike::ui {
 
 /// One bundled example model.
 struct ExampleModel {
-    QString title;  ///< menu text, e.g. "Two-layer LIF"
-    QString path;   ///< Qt resource path, e.g. ":/examples/two_layer_lif.json"
+    QString title;      ///< menu text, e.g. "Two-layer LIF"
+    QString path;       ///< Qt resource path, e.g. ":/examples/two_layer_lif.json"
+    QString summary;    ///< one line on what it shows: the file's top-level "description"; may be empty
+    QString thumbnail;  ///< ":/examples/thumbnails/NAME.png"; empty when none is compiled in
+};
+
+/// One entry of the recent-files list.
+struct RecentFile {
+    QString path;         ///< absolute path
+    bool exists = false;  ///< false: moved or deleted since it was opened
 };
 
 /// A recovery file left by a session that ended without closing its document.
@@ -92,15 +100,19 @@ public:
     void close();
 
     // ---- recent files and examples --------------------------------------------------------
-    /// Recent files, most recent first, at most kMaxRecentFiles; files that no longer exist
-    /// are dropped (and forgotten).
+    /// Recent files that exist, most recent first, at most kMaxRecentFiles.
     QStringList recentFiles() const;
+    /// The whole recent-files list, most recent first, at most kMaxRecentFiles, with the files
+    /// that no longer exist marked (the start page shows them as missing): a missing file stays
+    /// listed until newer files push it off the end or the list is cleared.
+    QList<RecentFile> recentFileEntries() const;
     /// Puts `path` first in the recent files.
     void addRecentFile(const QString& path);
     void clearRecentFiles();
     /// The bundled examples, in menu order (the teaching demos first: "LIF neuron and a current
     /// step", "LIF versus LIFRefrac", "Poisson-driven LIF layer", then "Two-layer LIF", "CUBA
     /// network", "Dynamics network"); an example whose resource is not compiled in is left out.
+    /// Each summary is read from its file's "description" once per process.
     static QList<ExampleModel> examples();
 
     // ---- autosave and recovery ------------------------------------------------------------

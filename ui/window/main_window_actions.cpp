@@ -180,7 +180,9 @@ void MainWindow::buildMenus()
     for (const ExampleModel& example : DocumentFile::examples()) {
         QAction* a = m_examplesMenu->addAction(example.title);
         a->setData(example.path);
-        a->setStatusTip(tr("Open the bundled example %1").arg(QFileInfo(example.path).fileName()));
+        a->setStatusTip(example.summary.isEmpty()
+                            ? tr("Open the bundled example %1").arg(QFileInfo(example.path).fileName())
+                            : example.summary);
         connect(a, &QAction::triggered, this, [this, path = example.path] { openInteractively(path); });
     }
     file->addSeparator();
