@@ -1,11 +1,14 @@
 // spikestudio: the GUI. Composition only: parses the command line (QCommandLineParser), builds
-// the main window, opens MODEL (none: an empty network), optionally runs it (--run-steps N steps,
-// or --run-for SECONDS of wall time with the plots live) at the size the last session left
-// (--size WxH: that size; first start: 1400x900 or the screen) and either runs the event loop, after
-// offering to recover the work of a session that crashed, or, with --screenshot, saves a picture
-// of the whole window and exits. In screenshot mode no dialog is ever shown, nothing is
-// autosaved: every failure is one line on stderr and a non-zero exit.
+// the main window, opens MODEL (none, or one that fails to open: the start page, over an empty
+// network), optionally runs it (--run-steps N steps, or --run-for SECONDS of wall time with the
+// plots live) at the size the last session left (--size WxH: that size; first start: 1400x900 or
+// the screen) and either runs the event loop, after offering to recover the work of a session
+// that crashed, or, with --screenshot, saves a picture of the whole window (--grab: of its canvas
+// or its plots) and exits. In screenshot mode no dialog is ever shown, nothing is autosaved:
+// every failure is one line on stderr and a non-zero exit.
 #include "ui/document/document_file.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/plots/plot_panes.hpp"
 #include "ui/window/main_window.hpp"
 
 #include <QApplication>
@@ -57,7 +60,7 @@ int main(int argc, char** argv)
     parser.addPositionalArgument(
         QStringLiteral("MODEL"),
         QStringLiteral("Model file (.json, or :/examples/NAME.json for a bundled one) to open; "
-                       "default: an empty network."),
+                       "default: the start page (examples, recent files, New network)."),
         QStringLiteral("[MODEL]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
@@ -79,7 +82,13 @@ int main(int argc, char** argv)
         QStringLiteral("run-for"),
         QStringLiteral("Run the model for SECONDS of wall time (plots live) after opening it."),
         QStringLiteral("SECONDS"));
+    const QCommandLineOption grabOption(
+        QStringLiteral("grab"),
+        QStringLiteral("What --screenshot pictures: window (default), canvas (the whole network, "
+                       "fit to view) or plots; the example thumbnails are made of the last two."),
+        QStringLiteral("PART"), QStringLiteral("window"));
     parser.addOption(screenshotOption);
+    parser.addOption(grabOption);
     parser.addOption(runStepsOption);
     parser.addOption(runForOption);
     parser.addOption(sizeOption);
@@ -128,6 +137,10 @@ int main(int argc, char** argv)
         }
     }
     const bool screenshot = parser.isSet(screenshotOption);
+    const QString grab = parser.value(grabOption);
+    if (grab != QLatin1String("window") && grab != QLatin1String("canvas") && grab != QLatin1String("plots")) {
+        return failWith(QStringLiteral("--grab expects window, canvas or plots, got '%1'").arg(grab));
+    }
 
     spike::ui::MainWindow window;
     if (size.isValid()) {
@@ -144,7 +157,11 @@ int main(int argc, char** argv)
     }
     QString error;
     QString failure;  // title of what went wrong (opening or running); empty when nothing did
-    if (!positional.isEmpty() && !window.openModel(positional.front(), &error)) {
+    const bool openFailed = !positional.isEmpty() && !window.openModel(positional.front(), &error);
+    if (positional.isEmpty() || openFailed) {
+        window.showStartPage();  // a recovered document (offerRecovery() below) leaves it
+    }
+    if (openFailed) {
         failure = QObject::tr("Could not open model");
     } else if (runSteps > 0) {
         window.stepsSpinBox()->setValue(runSteps);
@@ -163,7 +180,15 @@ int main(int argc, char** argv)
         const QString out = parser.value(screenshotOption);
         window.show();
         settle();
-        const QPixmap picture = window.grab();
+        QWidget* part = &window;
+        if (grab == QLatin1String("canvas")) {
+            window.canvas()->fitToView();  // the whole network, whatever share the layout gives it
+            settle();
+            part = window.canvas();
+        } else if (grab == QLatin1String("plots")) {
+            part = window.plotPanes();
+        }
+        const QPixmap picture = part->grab();
         if (picture.isNull() || !picture.save(out, "PNG")) {
             return failWith(QStringLiteral("could not write the screenshot to %1")
                                 .arg(QDir::toNativeSeparators(QFileInfo(out).absoluteFilePath())));

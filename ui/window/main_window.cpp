@@ -48,6 +48,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     m_session = new RunSession(*m_doc, this);
     m_session->setTracedPathSource([this] { return tracedPath(); });
     buildCentre();
+    buildStartPage();  // the centre and the start page in one stack
     buildDocks();
     buildActions();
     buildMenus();

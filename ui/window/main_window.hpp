@@ -14,7 +14,8 @@
 // worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
 // Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
 // toolbar, file commands, close and recovery), main_window_run.cpp (run controls),
-// main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu).
+// main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu),
+// main_window_start.cpp (the start page in the centre, before any model).
 // Thread: GUI thread only.
 #pragma once
 
@@ -41,6 +42,7 @@ class QLabel;
 class QMenu;
 class QSpinBox;
 class QSplitter;
+class QStackedWidget;
 
 namespace spike::ui {
 
@@ -55,6 +57,7 @@ class PaletteWidget;
 class PlotPanes;
 class RasterPlot;
 class RunSession;
+class StartPage;
 class TracePlot;
 
 /// The application window; see the file comment.
@@ -181,6 +184,15 @@ public:
     /// Reset (or another document) switches back while the user has not picked a layout since.
     bool growsPlotsOnRun() const { return m_growPlotsOnRun; }
 
+    // ---- start page (main_window_start.cpp) ----------------------------------------------------
+    /// Shows the start page (examples, recent files, New network, Open…) in place of the canvas
+    /// and plots, until something changes the document (New, Open, an example, a recent file, a
+    /// palette module added or dropped, any edit) or "New network" is chosen.
+    void showStartPage();
+    /// Whether the centre shows the start page.
+    bool startPageShown() const;
+    StartPage* startPage() const { return m_startPage; }
+
     // ---- interactive helpers (dialogs) --------------------------------------------------------
     /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
     bool maybeSave();
@@ -230,6 +242,11 @@ private:
     void reportEdit(int index);
     void exportPlotInteractively(QCustomPlot* plot, const QString& suffix);
     void exportRecordingsInteractively();
+    // main_window_start.cpp
+    /// Puts the centre and the start page in one stack (after buildCentre()) and wires the page.
+    void buildStartPage();
+    /// The centre shows the canvas and plots again.
+    void leaveStartPage();
     // main_window_help.cpp
     void buildHelpMenu();
     void showShortcuts();
@@ -310,6 +327,8 @@ private:
     TracePlot* m_tracePlot = nullptr;
     RasterPlot* m_rasterPlot = nullptr;
     QSplitter* m_centre = nullptr;
+    QStackedWidget* m_centreStack = nullptr;  ///< m_centre or m_startPage
+    StartPage* m_startPage = nullptr;
     PlotPanes* m_panes = nullptr;
     QSpinBox* m_steps = nullptr;
     QComboBox* m_speed = nullptr;
