@@ -9,6 +9,7 @@
 #include "engine/io/module_factory.hpp"
 #include "engine/tensor/npy.hpp"
 #include "engine/layers/sequential.hpp"
+#include "engine/network/projections.hpp"
 
 #include <QtTest/QtTest>
 
@@ -105,6 +106,35 @@ private slots:
         QVERIFY(spike::engine::moduleEquations("LIF").find("vmem   = vmem * alpha") != std::string::npos);
         QVERIFY(spike::engine::moduleEquations("CUBALIF").find("dv/dt") != std::string::npos);
         QVERIFY(spike::engine::moduleEquations("nope").empty());
+    }
+
+    void loadingAndCopyingDrawNoSynapses()
+    {
+        // The GUI thread loads models and copies them for runs: a 10^7-synapse projection must
+        // not be drawn there. The first use draws exactly what the settings give.
+        using spike::engine::SparseProjection;
+        const nlohmann::json text{
+            {"format", "spikestudio.model"}, {"version", 1},
+            {"model", {{"type", "SparseProjection"}, {"config", {{"shape", {10000, 10000}}}},
+                       {"attributes", {{"rule", "in_degree"}, {"in_degree", 1000}, {"seed", 3}}}}}};
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("sparse.json").toStdString();
+        std::ofstream(path) << text.dump();
+        const auto loaded = loadModel(path);
+        const auto& sparse = dynamic_cast<const SparseProjection&>(*loaded);
+        QVERIFY(!sparse.synapsesDrawn());
+        const auto copy = cloneModule(*loaded);
+        const auto& copied = dynamic_cast<const SparseProjection&>(*copy);
+        QVERIFY(!copied.synapsesDrawn());
+        QCOMPARE(copied.synapseCount(), std::int64_t{10000000});
+        QVERIFY(copied.synapsesDrawn());
+        QVERIFY(!sparse.synapsesDrawn());
+        QVERIFY(copied.rowStart() == sparse.rowStart() && copied.targets() == sparse.targets());
+        // A new seed: nothing drawn until asked, then other synapses.
+        const std::vector<std::int32_t> before = copied.targets();
+        QVERIFY(copy->setAttributes({{"", {{"seed", Tensor::scalar(4.0F)}}}}).ok);
+        QVERIFY(!copied.synapsesDrawn());
+        QVERIFY(copied.targets() != before);
     }
 
     void inlineRoundTripIsBitExact()

@@ -438,18 +438,21 @@ void SparseProjection::attributesChanged()
     }
     wanted.seed = static_cast<std::uint64_t>(value(m_seed)[0]);
     wanted.autapses = value(m_autapses)[0] != 0.0F;
-    if (!m_built || !(wanted == m_builtWith)) {
+    if (m_builtWith.rule.empty() || !(wanted == m_builtWith)) {
         m_builtWith = wanted;
-        buildSynapses();
+        m_built = false;
+        m_rowStart = {};
+        m_targets = {};
     }
 }
 
-void SparseProjection::buildSynapses()
+void SparseProjection::ensureBuilt() const
 {
-    m_built = false;
+    if (m_built) {
+        return;
+    }
     m_rowStart.clear();
     m_targets.clear();
-    m_targets.shrink_to_fit();
     const std::int64_t nSrc = sizeSource();
     const std::int64_t nDst = sizeTarget();
     const bool exclude = !m_builtWith.autapses && nSrc == nDst;
@@ -498,8 +501,8 @@ void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::in
 {
     const std::int64_t nSrc = sizeSource();
     const float w = weight();
-    const std::int64_t* rows = m_rowStart.data();
-    const std::int32_t* targets = m_targets.data();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
     // One pass over the presynaptic row; only non-zero channels touch their synapses, in
     // ascending channel order. Spikes are sparse, so the row is tested a block at a time (a
     // vectorised any-non-zero) and only blocks holding activity are walked channel by channel.
@@ -537,8 +540,8 @@ void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
                                      std::int64_t postStride)
 {
     const float w = weight();
-    const std::int64_t* rows = m_rowStart.data();
-    const std::int32_t* targets = m_targets.data();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
     // The listed channels in their (ascending) order: the same additions in the same order as
     // deliver()'s scan, without visiting the quiet channels.
     deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
@@ -562,8 +565,8 @@ bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps,
     if (delaySteps() != 0) {
         return false;
     }
-    const std::int64_t* rows = m_rowStart.data();
-    const std::int32_t* targets = m_targets.data();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
     for (std::int64_t t = 0; t < steps; ++t) {
         float* y = post + t * postStride;
         const std::int32_t* listed = spikes.indices + t * spikes.stride;

@@ -15,9 +15,10 @@
 // gaps; rule "in_degree": each target draws exactly in_degree distinct sources (Floyd's
 // algorithm); "autapses" false forbids i → i when Nsrc = Ndst), seeded, so the same settings
 // always give the same synapses. Drawing costs O(Nsrc + Ndst + synapses) time and the CSR's
-// memory plus O(Nsrc); at most 2^31 - 1 synapses. The default rule is "in_degree" with
-// in_degree 1, so a module of any size is cheap to build before its own settings are applied
-// (the model-file loader builds from the config, then sets the attributes). The synapses are
+// memory plus O(Nsrc); at most 2^31 - 1 synapses. They are drawn lazily, on first use after
+// the settings changed (an evolve, the device twin, rowStart()), so building a module from a
+// file or copying a model for a run draws nothing on the GUI thread: the simulation thread
+// draws the run's copy when it first evolves it. The synapses are
 // stored as CSR by presynaptic channel, so delivery costs one pass over the presynaptic row plus
 // O(active channels × fan-out) per step, and O(Ndst) more with a delay; deliverListed(), fed
 // the source's spike lists, skips the pass over the row. Both walk the active channels in
@@ -98,9 +99,24 @@ public:
     /// CSR by presynaptic channel: synapses of channel i are targets()[rowStart()[i] ..
     /// rowStart()[i + 1]); rowStart() has Nsrc + 1 entries. Targets ascend strictly within a row
     /// (no pair is connected twice).
-    const std::vector<std::int64_t>& rowStart() const { return m_rowStart; }
-    const std::vector<std::int32_t>& targets() const { return m_targets; }
-    std::int64_t synapseCount() const { return static_cast<std::int64_t>(m_targets.size()); }
+    /// The synapses are drawn on first use after a change of the connectivity settings (these
+    /// accessors, evolve(), the device twin), by the thread that owns the module: loading or
+    /// copying a model draws nothing, so neither blocks the GUI thread; the worker that runs the
+    /// copy draws them when it first evolves it.
+    const std::vector<std::int64_t>& rowStart() const
+    {
+        ensureBuilt();
+        return m_rowStart;
+    }
+    const std::vector<std::int32_t>& targets() const
+    {
+        ensureBuilt();
+        return m_targets;
+    }
+    std::int64_t synapseCount() const { return static_cast<std::int64_t>(targets().size()); }
+    /// Whether the synapses of the current settings are drawn (false after a change until the
+    /// first use).
+    bool synapsesDrawn() const { return m_built; }
     /// The shared synaptic weight (the "weight" attribute).
     float weight() const;
     /// The delay in steps (the "delay" attribute).
@@ -121,8 +137,8 @@ private:
         bool operator==(const Connectivity&) const = default;
     };
 
-    /// Redraws the CSR from m_builtWith.
-    void buildSynapses();
+    /// Draws the CSR from m_builtWith when it is not drawn yet (see rowStart()).
+    void ensureBuilt() const;
     /// The delay ring around scatterStep(t, row), which adds presynaptic step t's synapses into
     /// `row` (post[t] itself without delay, else the ring row that reaches post[t + delay]).
     template <typename ScatterStep>
@@ -131,10 +147,11 @@ private:
 
     AttributeId m_weight, m_delay, m_rule, m_p, m_inDegree, m_seed, m_autapses, m_pending,
         m_pendingHead;
-    std::vector<std::int64_t> m_rowStart;
-    std::vector<std::int32_t> m_targets;
+    // The CSR is a cache of m_builtWith, drawn lazily (hence mutable).
+    mutable std::vector<std::int64_t> m_rowStart;
+    mutable std::vector<std::int32_t> m_targets;
     Connectivity m_builtWith;
-    bool m_built = false;
+    mutable bool m_built = false;
 };
 
 }  // namespace spike::engine
