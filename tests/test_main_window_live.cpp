@@ -77,6 +77,35 @@ private Q_SLOTS:
         QCOMPARE(MainWindow::rateText(30.0, 0.0), QStringLiteral("30 steps/s"));  // no dt: no real time
     }
 
+    void aSlowStartSaysItIsPreparing()
+    {
+        // 10^7 synapses: the simulation thread draws them when the run starts (tenths of a
+        // second); the window answers meanwhile and the status bar says what is happening.
+        nlohmann::json model{{"type", "Network"}};
+        model["children"] = nlohmann::json::array({{{"name", "E"}, {"type", "CUBALIF"}, {"config", {{"shape", {10000}}}}}});
+        model["connections"] = nlohmann::json::array(
+            {{{"name", "E_to_E"}, {"from", "E.spikes"}, {"to", "E.exc"}, {"delayed", true},
+              {"projection", {{"type", "SparseProjection"}, {"config", {{"shape", {10000, 10000}}}},
+                              {"attributes", {{"rule", "in_degree"}, {"in_degree", 1000}}}}}}});
+        const nlohmann::json file{{"format", "spikestudio.model"}, {"version", 1}, {"model", model}};
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setPreparingDelay(0);
+        QVERIFY(w.openModelFromJson(QByteArray::fromStdString(file.dump()), QStringLiteral("big.json")));
+        QVERIFY(!w.isPreparingShown());
+        w.action(QStringLiteral("action.run"))->trigger();
+        QCOMPARE(w.simulatedSteps(), std::int64_t{0});  // Run returned before the synapses were drawn
+        QTRY_VERIFY(w.isPreparingShown() || w.simulatedSteps() > 0);
+        QVERIFY2(w.isPreparingShown(), "shown while the synapses are drawn");
+        QTRY_VERIFY_WITH_TIMEOUT(w.simulatedSteps() > 0, 20000);
+        QTRY_VERIFY(!w.isPreparingShown());
+        QTRY_VERIFY(w.isRunning());
+        w.action(QStringLiteral("action.run"))->trigger();  // pause
+        QTRY_VERIFY(!w.isRunning());
+        QVERIFY(!w.isPreparingShown());
+    }
+
     void liveWindowScrollsWithTheSpan()
     {
         // The LIF demo's slowest time constant is 20 ms: its panes show the last 500 ms.

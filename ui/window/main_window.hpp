@@ -42,6 +42,7 @@ class QLabel;
 class QMenu;
 class QSpinBox;
 class QSplitter;
+class QTimer;
 class QStackedWidget;
 
 namespace spike::ui {
@@ -151,6 +152,12 @@ public:
     double stepsPerSecond() const { return m_stepsPerSecond; }
     /// The status bar's speed: "1,000 steps/s · ×1 real time" (no factor for `dtS` 0: no dt).
     static QString rateText(double stepsPerSecond, double dtS);
+    /// Whether the status bar shows "Preparing the run…" with a busy bar: a new run was started
+    /// (Run or Step) and its first steps have not arrived after the preparing delay (the
+    /// simulation thread is drawing synapses and building its plan; the window stays usable).
+    bool isPreparingShown() const;
+    /// How long [ms] a start may take before the status bar says so (default 150).
+    void setPreparingDelay(int ms);
     /// The action with this object name ("action.save", "action.group", ...), or nullptr.
     QAction* action(const QString& objectName) const;
     /// (command, keys) of every action that has a shortcut, by command: Help ▸ Keyboard Shortcuts.
@@ -281,6 +288,8 @@ private:
     void showUsefulPanes();
     // main_window_run.cpp
     void updateRunControls();
+    /// Builds the status bar's "Preparing the run…" indicator (hidden) and its timer, once.
+    void buildPreparingIndicator();
     void applySpeed();
     void applyBackend();
     void applyTimeStep();
@@ -336,6 +345,8 @@ private:
     QDoubleSpinBox* m_dt = nullptr;
     QLabel* m_rate = nullptr;
     double m_stepsPerSecond = 0.0;
+    QWidget* m_preparing = nullptr;   ///< status bar: "Preparing the run…" and a busy bar
+    QTimer* m_preparingTimer = nullptr;  ///< single shot: shows m_preparing after the delay
     std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
     qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window
     QElapsedTimer m_wallClock;        ///< started with the window

@@ -11,15 +11,20 @@
 
 #include "engine/tensor/decimal.hpp"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QSignalBlocker>
 #include <QUndoStack>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QProgressBar>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 
 namespace spike::ui {
 
@@ -193,10 +198,60 @@ QString MainWindow::clockText() const
     return m_clock->text();
 }
 
+bool MainWindow::isPreparingShown() const
+{
+    return m_preparing != nullptr && !m_preparing->isHidden();
+}
+
+void MainWindow::setPreparingDelay(int ms)
+{
+    buildPreparingIndicator();
+    m_preparingTimer->setInterval(std::max(0, ms));
+}
+
+void MainWindow::buildPreparingIndicator()
+{
+    if (m_preparing != nullptr) {
+        return;
+    }
+    constexpr int kDefaultDelayMs = 150;
+    constexpr int kBarWidth = 90;  // [px]
+    m_preparing = new QWidget(this);
+    auto* layout = new QHBoxLayout(m_preparing);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* label = new QLabel(tr("Preparing the run…"));
+    label->setToolTip(tr("The simulation thread is copying the model, drawing its synapses and "
+                         "planning the steps; the window stays usable meanwhile"));
+    auto* bar = new QProgressBar;
+    bar->setRange(0, 0);  // busy: how long the build takes is not known in advance
+    bar->setTextVisible(false);
+    bar->setFixedWidth(kBarWidth);
+    layout->addWidget(label);
+    layout->addWidget(bar);
+    statusBar()->insertPermanentWidget(0, m_preparing);
+    m_preparing->hide();
+    m_preparingTimer = new QTimer(this);
+    m_preparingTimer->setSingleShot(true);
+    m_preparingTimer->setInterval(kDefaultDelayMs);
+    connect(m_preparingTimer, &QTimer::timeout, this, [this] {
+        if (run() != nullptr && simulatedSteps() == 0) {
+            m_preparing->show();
+        }
+    });
+    // A new run: until its first steps arrive the simulation thread builds it.
+    connect(m_session, &RunSession::started, m_preparingTimer, qOverload<>(&QTimer::start));
+}
+
 void MainWindow::updateRunControls()
 {
     measureRate();
     const bool running = m_session->isRunning();
+    // The run's first steps (or its end) end "Preparing the run…".
+    buildPreparingIndicator();
+    if (run() == nullptr || simulatedSteps() > 0) {
+        m_preparingTimer->stop();
+        m_preparing->hide();
+    }
     m_runAction->setText(running ? tr("Pause") : tr("Run"));
     m_runAction->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     const std::int64_t steps = simulatedSteps();
