@@ -133,6 +133,8 @@ private Q_SLOTS:
         QVERIFY2(functions.contains(QStringLiteral("exp(−<i>t</i>/<i>τ</i>) · √(<i>dt</i>) · log(2)")), qPrintable(functions));
         QCOMPARE(renderEquation(QStringLiteral("a <= b >= c != d")).math,
                  QStringLiteral("<i>a</i> ≤ <i>b</i> ≥ <i>c</i> ≠ <i>d</i>"));
+        QCOMPARE(renderEquation(QStringLiteral("on = a and (b % c)")).math,
+                 QStringLiteral("<i>on</i> = <i>a</i>  and  (<i>b</i>  mod  <i>c</i>)"));
         QCOMPARE(renderEquation(QStringLiteral("w = 1e-3")).math, QStringLiteral("<i>w</i> = 10<sup>−3</sup>"));
         QCOMPARE(renderEquation(QStringLiteral("post_j += v0")).math,
                  QStringLiteral("<i>post</i><sub><i>j</i></sub> += <i>v</i><sub>0</sub>"));

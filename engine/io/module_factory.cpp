@@ -385,8 +385,14 @@ ModelEquations sparseEquations()
     return {"Random sparse synapses drawn once from seed (each pair with probability p, or in_degree "
             "sources per target). A nonzero source value reaches each of its targets delay steps "
             "later, times weight.",
-            {{kEvent, "post_j += weight * pre_i  # for each synapse i → j, delay steps after pre_i ≠ 0"}},
-            projectionSymbols("pre_i", "post_j")};
+            {{kEvent, "post_j += weight * pre_i  # for each synapse i → j of a nonzero pre_i, at t_arrive"},
+             {kDefinition, "t_arrive = t + delay * dt  # a value sent in the step at t reaches its targets"}},
+            [] {
+                std::vector<EquationSymbol> all = projectionSymbols("pre_i", "post_j");
+                all.push_back({"t", "Time of the step the source sends in", "s"});
+                all.push_back({"t_arrive", "Time of the step the targets receive it in", "s"});
+                return all;
+            }()};
 }
 
 }  // namespace

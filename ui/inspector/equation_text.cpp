@@ -202,7 +202,7 @@ public:
                 i = next;
             } else if (t.kind == TokenKind::Identifier) {
                 const int next = skipSpaces(i + 1, end);
-                if (next < end && is(next, "(") && !linked(t.text)) {
+                if (next < end && is(next, "(") && !linked(t.text) && !isKeyword(t.text)) {
                     out += functionHtml(t.text);
                     i = next;  // the argument list follows as it is
                     continue;
