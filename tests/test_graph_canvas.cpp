@@ -295,6 +295,35 @@ private Q_SLOTS:
         }
     }
 
+    void aFittedViewStaysFittedWhenTheCanvasShrinks()
+    {
+        // The window's Run layout shrinks the canvas to a strip: a view the user has not moved
+        // fits again, and the minimap does not cover the strip.
+        Fixture f;
+        const auto allVisible = [&f] {
+            const QRectF visible = f.canvas.mapToScene(f.canvas.viewport()->rect()).boundingRect();
+            for (NodeId id : f.doc.graphNodes(f.doc.rootId())) {
+                if (!visible.contains(f.canvas.nodeItem(id)->sceneBoundingRect())) {
+                    return false;
+                }
+            }
+            return true;
+        };
+        QVERIFY(allVisible());
+        f.canvas.resize(1000, 180);
+        QTRY_VERIFY(allVisible());
+        QVERIFY(!f.canvas.minimapVisible());
+        f.canvas.resize(1000, 700);
+        QTRY_VERIFY(allVisible());
+        // Zoomed in by the user: a resize keeps the user's view.
+        f.canvas.zoomAt(QPoint(500, 350), 3.0);
+        const double zoomed = f.canvas.transform().m11();
+        f.canvas.resize(900, 600);
+        QApplication::processEvents();
+        QCOMPARE(f.canvas.transform().m11(), zoomed);
+        QVERIFY(!allVisible());
+    }
+
     void nestedNetwork()
     {
         Fixture f;

@@ -416,7 +416,9 @@ void GraphCanvas::updateMinimap()
         graph = graph.united(item->sceneBoundingRect());
     }
     const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
-    const bool show = !graph.isNull() && !visible.contains(graph);
+    // Only where it leaves most of the view free: on a strip of canvas it would hide the nodes.
+    const bool room = width() >= 3 * m_minimap->width() && height() >= 3 * m_minimap->height();
+    const bool show = room && !graph.isNull() && !visible.contains(graph);
     m_minimap->move(width() - m_minimap->width() - 8, height() - m_minimap->height() - 8);
     m_minimap->setVisible(show);
     if (show) {

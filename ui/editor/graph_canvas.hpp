@@ -29,6 +29,7 @@
 #include "ui/editor/graph_layout.hpp"
 
 #include <QGraphicsView>
+#include <QTransform>
 #include <QList>
 #include <QPointer>
 
@@ -234,6 +235,10 @@ private:
     GraphNodeItem* m_outItem = nullptr;
     std::vector<QGraphicsPathItem*> m_flow;  ///< data-flow arrows of a shown Sequential
     GraphMinimap* m_minimap = nullptr;
+    /// The view fitToView() left (transform and scroll position): while the view is still
+    /// there, a resize fits again (the window's layouts grow and shrink the canvas).
+    QTransform m_fitTransform;
+    QPoint m_fitScroll{-1, -1};
     int m_rebuilds = 0;
     QString m_lastRefusal;
     QuickAddPopup* m_quickAdd = nullptr;  ///< child popup, created on first use

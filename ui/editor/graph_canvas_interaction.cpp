@@ -141,6 +141,8 @@ void GraphCanvas::fitToView()
         setTransform(QTransform::fromScale(clamped, clamped));
     }
     centerOn(rect.center());
+    m_fitTransform = transform();
+    m_fitScroll = QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value());
     updateMinimap();
 }
 
@@ -184,8 +186,15 @@ void GraphCanvas::drawForeground(QPainter* painter, const QRectF& rect)
 
 void GraphCanvas::resizeEvent(QResizeEvent* event)
 {
+    // Untouched since the last fit (no zoom, pan or scroll): fit again to the new size.
+    const bool fitted = transform() == m_fitTransform &&
+                        QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value()) == m_fitScroll;
     QGraphicsView::resizeEvent(event);
-    updateMinimap();
+    if (fitted) {
+        fitToView();
+    } else {
+        updateMinimap();
+    }
 }
 
 void GraphCanvas::scrollContentsBy(int dx, int dy)
