@@ -345,7 +345,7 @@ private:
     QDoubleSpinBox* m_dt = nullptr;
     QLabel* m_rate = nullptr;
     double m_stepsPerSecond = 0.0;
-    QWidget* m_preparing = nullptr;   ///< status bar: "Preparing the run…" and a busy bar
+    QWidget* m_preparing = nullptr;   ///< status bar: the busy bar beside "Preparing the run…"
     QTimer* m_preparingTimer = nullptr;  ///< single shot: shows m_preparing after the delay
     std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
     qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window

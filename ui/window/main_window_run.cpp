@@ -18,7 +18,6 @@
 #include <QDoubleSpinBox>
 #include <QSignalBlocker>
 #include <QUndoStack>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
@@ -216,18 +215,13 @@ void MainWindow::buildPreparingIndicator()
     }
     constexpr int kDefaultDelayMs = 150;
     constexpr int kBarWidth = 90;  // [px]
-    m_preparing = new QWidget(this);
-    auto* layout = new QHBoxLayout(m_preparing);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* label = new QLabel(tr("Preparing the run…"));
-    label->setToolTip(tr("The simulation thread is copying the model, drawing its synapses and "
-                         "planning the steps; the window stays usable meanwhile"));
-    auto* bar = new QProgressBar;
+    auto* bar = new QProgressBar(this);
     bar->setRange(0, 0);  // busy: how long the build takes is not known in advance
     bar->setTextVisible(false);
     bar->setFixedWidth(kBarWidth);
-    layout->addWidget(label);
-    layout->addWidget(bar);
+    bar->setToolTip(tr("The simulation thread is copying the model, drawing its synapses and "
+                       "planning the steps; the window stays usable meanwhile"));
+    m_preparing = bar;
     statusBar()->insertPermanentWidget(0, m_preparing);
     m_preparing->hide();
     m_preparingTimer = new QTimer(this);
@@ -236,6 +230,7 @@ void MainWindow::buildPreparingIndicator()
     connect(m_preparingTimer, &QTimer::timeout, this, [this] {
         if (run() != nullptr && simulatedSteps() == 0) {
             m_preparing->show();
+            statusBar()->showMessage(tr("Preparing the run: copying the model, drawing synapses, planning the steps…"));
         }
     });
     // A new run: until its first steps arrive the simulation thread builds it.
@@ -250,7 +245,10 @@ void MainWindow::updateRunControls()
     buildPreparingIndicator();
     if (run() == nullptr || simulatedSteps() > 0) {
         m_preparingTimer->stop();
-        m_preparing->hide();
+        if (!m_preparing->isHidden()) {
+            m_preparing->hide();
+            statusBar()->clearMessage();
+        }
     }
     m_runAction->setText(running ? tr("Pause") : tr("Run"));
     m_runAction->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
