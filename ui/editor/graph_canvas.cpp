@@ -73,7 +73,7 @@ protected:
         double s = 1.0;
         QPointF o;
         world(s, o);
-        m_canvas->centerOn((event->position() - o) / s);
+        m_canvas->panTo((event->position() - o) / s);
     }
 
 private:

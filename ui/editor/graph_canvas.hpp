@@ -29,7 +29,6 @@
 #include "ui/editor/graph_layout.hpp"
 
 #include <QGraphicsView>
-#include <QTransform>
 #include <QList>
 #include <QPointer>
 
@@ -116,6 +115,9 @@ public:
 public Q_SLOTS:
     /// Frames every item (also on the 'F' key).
     void fitToView();
+    /// Centres the view on `scenePoint` (the minimap's click): the user's view, which later
+    /// resizes keep instead of fitting again.
+    void panTo(const QPointF& scenePoint);
     /// Selects exactly these nodes (those not in the shown network are ignored); does not emit
     /// selectionChanged().
     void setSelection(const QList<spike::ui::NodeId>& nodes);
@@ -235,10 +237,9 @@ private:
     GraphNodeItem* m_outItem = nullptr;
     std::vector<QGraphicsPathItem*> m_flow;  ///< data-flow arrows of a shown Sequential
     GraphMinimap* m_minimap = nullptr;
-    /// The view fitToView() left (transform and scroll position): while the view is still
-    /// there, a resize fits again (the window's layouts grow and shrink the canvas).
-    QTransform m_fitTransform;
-    QPoint m_fitScroll{-1, -1};
+    /// The view is the one fitToView() left: no zoom or pan since. While it is, a resize fits
+    /// again (the window's layouts grow and shrink the canvas).
+    bool m_viewFitted = false;
     int m_rebuilds = 0;
     QString m_lastRefusal;
     QuickAddPopup* m_quickAdd = nullptr;  ///< child popup, created on first use

@@ -114,6 +114,7 @@ void GraphCanvas::zoomAt(QPoint anchor, double factor)
         return;
     }
     const QPointF scenePoint = mapToScene(anchor) + QPointF(0.5, 0.5) / zoom();
+    m_viewFitted = false;
     scale(factor, factor);
     const QPointF now = viewportTransform().map(scenePoint) - QPointF(0.5, 0.5);
     horizontalScrollBar()->setValue(horizontalScrollBar()->value() + static_cast<int>(std::lround(now.x() - anchor.x())));
@@ -141,8 +142,14 @@ void GraphCanvas::fitToView()
         setTransform(QTransform::fromScale(clamped, clamped));
     }
     centerOn(rect.center());
-    m_fitTransform = transform();
-    m_fitScroll = QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value());
+    m_viewFitted = true;
+    updateMinimap();
+}
+
+void GraphCanvas::panTo(const QPointF& scenePoint)
+{
+    centerOn(scenePoint);
+    m_viewFitted = false;
     updateMinimap();
 }
 
@@ -186,11 +193,8 @@ void GraphCanvas::drawForeground(QPainter* painter, const QRectF& rect)
 
 void GraphCanvas::resizeEvent(QResizeEvent* event)
 {
-    // Untouched since the last fit (no zoom, pan or scroll): fit again to the new size.
-    const bool fitted = transform() == m_fitTransform &&
-                        QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value()) == m_fitScroll;
     QGraphicsView::resizeEvent(event);
-    if (fitted) {
+    if (m_viewFitted) {  // untouched since the last fit: fit again to the new size
         fitToView();
     } else {
         updateMinimap();
@@ -256,6 +260,7 @@ void GraphCanvas::mouseMoveEvent(QMouseEvent* event)
         m_lastPanPos = pos;
         horizontalScrollBar()->setValue(horizontalScrollBar()->value() - d.x());
         verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+        m_viewFitted = false;
         event->accept();
         return;
     }
