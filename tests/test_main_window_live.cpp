@@ -228,6 +228,18 @@ private Q_SLOTS:
         QVERIFY(!w.timeStepSpinBox()->isEnabled());
         QVERIFY(w.runSteps(30));
         QCOMPARE(w.clockText(), QStringLiteral("30 steps"));
+        // It has no real time to keep pace with: Run goes as fast as it can (paced "real time"
+        // took each step as one second), and the Speed box is greyed with the reason.
+        auto* speed = w.findChild<QComboBox*>(QStringLiteral("speedBox"));
+        QVERIFY(speed != nullptr);
+        QVERIFY(!speed->isEnabled());
+        QVERIFY(speed->toolTip().contains(QStringLiteral("no time step")));
+        w.action(QStringLiteral("action.run"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(w.simulatedSteps() > 100, 3000);
+        w.action(QStringLiteral("action.run"))->trigger();
+        QTRY_VERIFY(!w.isRunning());
+        QVERIFY(w.openModel(kExample));
+        QVERIFY(speed->isEnabled());
     }
 
     void inspectorShowsThePausedRunsStates()

@@ -252,11 +252,11 @@ void MainWindow::buildToolBar()
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Speed: "), bar));
     m_speed = new QComboBox(bar);
+    m_speed->setObjectName(QStringLiteral("speedBox"));
     m_speed->addItem(tr("real time"), 1.0);
     m_speed->addItem(tr("× 0.1"), 0.1);
     m_speed->addItem(tr("× 0.01"), 0.01);
     m_speed->addItem(tr("as fast as possible"), 0.0);
-    m_speed->setToolTip(tr("Simulated time per wall-clock time while running"));
     connect(m_speed, &QComboBox::currentIndexChanged, this, &MainWindow::applySpeed);
     bar->addWidget(m_speed);
 

@@ -86,8 +86,14 @@ void MainWindow::onRunDropped(const QString& reason)
 
 void MainWindow::applySpeed()
 {
+    // A model without a time step has no real time to keep pace with (its steps would be taken
+    // as one second each): it runs as fast as it can, and the box says so.
+    const bool timed = m_dt->isEnabled();
+    m_speed->setEnabled(timed);
+    m_speed->setToolTip(timed ? tr("Simulated time per wall-clock time while running")
+                              : tr("This model has no time step: it runs as fast as possible"));
     const double factor = m_speed->currentData().toDouble();
-    m_session->setSpeed(factor > 0.0 ? engine::Speed::realTime(factor) : engine::Speed::fastest());
+    m_session->setSpeed(timed && factor > 0.0 ? engine::Speed::realTime(factor) : engine::Speed::fastest());
 }
 
 void MainWindow::applyBackend()
@@ -104,6 +110,7 @@ void MainWindow::showTimeStep()
                 m_dt->setEnabled(true);
                 m_dt->setMinimum(kMinTimeStepMs);
                 m_dt->setValue(engine::shortestDecimal(std::get<engine::Tensor>(*view.value)[0]) * 1e3);
+                applySpeed();
                 return;
             }
         }
@@ -113,6 +120,7 @@ void MainWindow::showTimeStep()
     m_dt->setMinimum(0.0);
     m_dt->setValue(0.0);
     m_dt->setEnabled(false);
+    applySpeed();
 }
 
 void MainWindow::applyTimeStep()
