@@ -9,6 +9,7 @@
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/editor/palette_widget.hpp"
+#include "ui/editor/quick_add_popup.hpp"
 #include "ui/window/main_window.hpp"
 #include "ui/window/start_page.hpp"
 
@@ -17,6 +18,7 @@
 #include <QAction>
 #include <QFile>
 #include <QImage>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProcess>
@@ -249,6 +251,37 @@ private Q_SLOTS:
         QVERIFY(w->canvas()->isVisible());
         QVERIFY(w->document()->children(w->document()->rootId()).empty());
         QVERIFY(!w->documentFile()->isModified());
+    }
+
+    void afterNewNetworkTypingAddsAModule()
+    {
+        // The canvas has the keyboard once the page is left: typing a type's name and Enter
+        // adds it (quick-add) without a click on the canvas first.
+        auto w = windowWithStartPage();
+        QVERIFY(w);
+        QTest::keyClick(w->startPage()->newButton(), Qt::Key_Return);
+        settle();
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w->canvas()));
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("cuba"));
+        settle();
+        QVERIFY(w->canvas()->quickAddPopup() != nullptr && w->canvas()->quickAddPopup()->isVisible());
+        QTest::keyClick(w->canvas()->quickAddPopup()->lineEdit(), Qt::Key_Return);
+        settle();
+        const auto children = w->document()->children(w->document()->rootId());
+        QCOMPARE(children.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(w->document()->module(children.front())->className()), QStringLiteral("CUBALIF"));
+        // File ▸ Start Page comes back to the page with the model kept behind it; Edit ▸ Add
+        // Module… (Ctrl+Shift+A) leaves it for the quick-add list.
+        w->action(QStringLiteral("action.startPage"))->trigger();
+        QVERIFY(w->startPageShown());
+        QCOMPARE(w->document()->children(w->document()->rootId()).size(), std::size_t{1});
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_A, Qt::ControlModifier | Qt::ShiftModifier);
+        settle();
+        QVERIFY(!w->startPageShown());
+        QVERIFY(w->canvas()->quickAddPopup()->isVisible());
+        QTest::keyClick(w->canvas()->quickAddPopup()->lineEdit(), Qt::Key_Escape);
+        settle();
+        QCOMPARE(w->document()->children(w->document()->rootId()).size(), std::size_t{1});
     }
 
     void newNetworkByKeyboard_data()

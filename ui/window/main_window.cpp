@@ -368,6 +368,8 @@ void MainWindow::onDocumentReset()
     updateRunControls();  // the clock: "t = 0.0 ms (0 steps)", or steps only without a dt
     updateTitle();
     updateEditActions();
+    // A new or opened model: typing goes to the canvas (quick-add) at once.
+    m_canvas->setFocus(Qt::OtherFocusReason);
 }
 
 void MainWindow::onAttributeChanged(NodeId id, const QString& name)

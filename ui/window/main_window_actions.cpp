@@ -123,6 +123,16 @@ void MainWindow::buildActions()
                                 tr("Align or distribute the selected nodes"));
         connect(a, &QAction::triggered, m_canvas, [this, how = how] { m_canvas->alignSelection(how); });
     }
+    connect(makeAction(QStringLiteral("action.startPage"), tr("Start &Page"), QKeySequence(),
+                       tr("Show the examples, the recent files and New network (the model stays open behind it)")),
+            &QAction::triggered, this, &MainWindow::showStartPage);
+    connect(makeAction(QStringLiteral("action.addModule"), tr("&Add Module…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A),
+                       tr("Type a module's name and add it to the canvas (on the canvas, typing or Tab does this too)")),
+            &QAction::triggered, this, [this] {
+                leaveStartPage();
+                m_canvas->setFocus(Qt::ShortcutFocusReason);
+                m_canvas->openQuickAdd();
+            });
     connect(makeAction(QStringLiteral("action.find"), tr("&Find Module…"), QKeySequence::Find,
                        tr("Search the palette")),
             &QAction::triggered, this, [this] {
@@ -185,6 +195,7 @@ void MainWindow::buildMenus()
                             : example.summary);
         connect(a, &QAction::triggered, this, [this, path = example.path] { openInteractively(path); });
     }
+    file->addAction(action(QStringLiteral("action.startPage")));
     file->addSeparator();
     file->addAction(action(QStringLiteral("action.save")));
     file->addAction(action(QStringLiteral("action.saveAs")));
@@ -208,6 +219,7 @@ void MainWindow::buildMenus()
     }
     edit->addAction(action(QStringLiteral("action.autoLayout")));
     edit->addSeparator();
+    edit->addAction(action(QStringLiteral("action.addModule")));
     edit->addAction(action(QStringLiteral("action.find")));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

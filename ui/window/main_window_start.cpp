@@ -63,6 +63,7 @@ void MainWindow::leaveStartPage()
         // The canvas placed and fitted what it shows while hidden, at a size it may never have
         // had (the page can be there from the start): fit it again in its real place.
         m_canvas->fitToView();
+        m_canvas->setFocus(Qt::OtherFocusReason);  // typing adds modules (quick-add) at once
     }
 }
 
