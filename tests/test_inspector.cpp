@@ -12,6 +12,7 @@
 #include "ui/inspector/inspector.hpp"
 #include "ui/inspector/inspector_editors.hpp"
 
+#include <QLabel>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -135,6 +136,12 @@ void TestInspector::everyModuleTypeHasOneRowPerAttribute()
             want.sort();
             QCOMPARE(got, want);
             requireEditorsMatch(inspector, *module);
+            // Nothing of its own (a Network): a note says where its contents are, no empty frame.
+            bool noted = false;
+            for (const QLabel* label : inspector.findChildren<QLabel*>()) {
+                noted = noted || (label->isVisibleTo(&inspector) && label->text().contains(QStringLiteral("no attributes of its own")));
+            }
+            QCOMPARE(noted, want.isEmpty() && module->statistics().empty());
         }
     }
 }

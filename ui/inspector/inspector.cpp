@@ -45,6 +45,7 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
 
     m_emptyNote = new QLabel(tr("Select a module to inspect its attributes."), this);
     m_emptyNote->setAlignment(Qt::AlignCenter);
+    m_emptyNote->setWordWrap(true);
     m_emptyNote->setEnabled(false);
     layout->addWidget(m_emptyNote, 1);
 
@@ -338,6 +339,15 @@ void Inspector::rebuild()
         return std::any_of(m_rows.begin(), m_rows.end(), [g](const Row& r) { return r.group == g; });
     };
     rebuildStatistics();
+    // A module with nothing of its own to show (a plain Network): say where its contents are
+    // instead of an empty frame.
+    const bool bare = m != nullptr && m_rows.empty() && m_statistics.empty();
+    m_emptyNote->setText(bare ? tr("%1 has no attributes of its own. Select one of its modules on the canvas "
+                                   "or in the Modules tree to edit it; double-click a group to open it.")
+                                    .arg(QString::fromStdString(m->className()))
+                              : tr("Select a module to inspect its attributes."));
+    m_emptyNote->setVisible(!shown || bare);
+    m_scroll->setVisible(shown && !bare);
     m_resetParameters->setEnabled(hasGroup(0) || hasGroup(1));
     m_resetState->setEnabled(hasGroup(2));
     updateHeader();
