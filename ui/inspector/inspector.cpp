@@ -7,6 +7,8 @@
 
 #include "ui/inspector/inspector_editors.hpp"
 
+#include "engine/network/network.hpp"
+
 #include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -342,10 +344,16 @@ void Inspector::rebuild()
     // A module with nothing of its own to show (a plain Network): say where its contents are
     // instead of an empty frame.
     const bool bare = m != nullptr && m_rows.empty() && m_statistics.empty();
-    m_emptyNote->setText(bare ? tr("%1 has no attributes of its own. Select one of its modules on the canvas "
-                                   "or in the Modules tree to edit it; double-click a group to open it.")
-                                    .arg(QString::fromStdString(m->className()))
-                              : tr("Select a module to inspect its attributes."));
+    QString note = tr("Select a module to inspect its attributes.");
+    if (bare) {
+        const QString type = QString::fromStdString(m->className());
+        note = m->childCount() > 0 || dynamic_cast<const engine::Network*>(m) != nullptr
+                   ? tr("%1 has no attributes of its own. Select one of its modules on the canvas or in the "
+                        "Modules tree to edit it; double-click a group to open it.").arg(type)
+                   : tr("%1 has no attributes of its own: it applies its function to its input, with "
+                        "nothing to set.").arg(type);
+    }
+    m_emptyNote->setText(note);
     m_emptyNote->setVisible(!shown || bare);
     m_scroll->setVisible(shown && !bare);
     m_resetParameters->setEnabled(hasGroup(0) || hasGroup(1));
