@@ -454,9 +454,12 @@ void LiveRun::handleEvents(bool* changed)
                     break;
                 }
             }
-            Q_EMIT failed(tr("%1 failed: %2")
-                              .arg(QString::fromStdString(e.commandText),
-                                   QString::fromStdString(e.message)));
+            // A command's failure names the command; the run's own ("advancing from step …
+            // failed: …") says it all.
+            Q_EMIT failed(e.commandText.empty()
+                              ? QString::fromStdString(e.message)
+                              : tr("%1 failed: %2").arg(QString::fromStdString(e.commandText),
+                                                        QString::fromStdString(e.message)));
             break;
         }
         case engine::ControllerEvent::Kind::ProbesChanged:

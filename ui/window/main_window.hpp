@@ -290,6 +290,8 @@ private:
     void updateRunControls();
     /// Builds the status bar's "Preparing the run…" indicator (hidden) and its timer, once.
     void buildPreparingIndicator();
+    /// Hides "Preparing the run…" (first steps in, paused or failed, dropped).
+    void endPreparing();
     void applySpeed();
     void applyBackend();
     void applyTimeStep();
@@ -347,6 +349,7 @@ private:
     double m_stepsPerSecond = 0.0;
     QWidget* m_preparing = nullptr;   ///< status bar: the busy bar beside "Preparing the run…"
     QTimer* m_preparingTimer = nullptr;  ///< single shot: shows m_preparing after the delay
+    bool m_runReported = false;  ///< the new run has reported running or paused
     std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
     qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window
     QElapsedTimer m_wallClock;        ///< started with the window

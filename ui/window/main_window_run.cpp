@@ -236,28 +236,46 @@ void MainWindow::buildPreparingIndicator()
     m_preparingTimer->setSingleShot(true);
     m_preparingTimer->setInterval(kDefaultDelayMs);
     connect(m_preparingTimer, &QTimer::timeout, this, [this] {
-        if (run() != nullptr && simulatedSteps() == 0) {
+        // Not while a run that already reported paused (it failed, or was paused at once).
+        if (run() != nullptr && simulatedSteps() == 0 && (!m_runReported || run()->isRunning())) {
             m_preparing->show();
             statusBar()->showMessage(tr("Preparing the run: copying the model, drawing synapses, planning the steps…"));
         }
     });
-    // A new run: until its first steps arrive the simulation thread builds it.
-    connect(m_session, &RunSession::started, m_preparingTimer, qOverload<>(&QTimer::start));
+    // A new run is being built until its first steps arrive (the simulation thread reports it
+    // running before it draws the synapses on its first step); a pause or failure reported
+    // before that, or the run's end, ends the wait too.
+    connect(m_session, &RunSession::started, this, [this] {
+        m_runReported = false;
+        m_preparingTimer->start();
+    });
+    connect(m_session, &RunSession::runningChanged, this, [this] {
+        m_runReported = true;
+        if (run() == nullptr || !run()->isRunning()) {
+            endPreparing();
+        }
+    });
+    connect(m_session, &RunSession::dropped, this, &MainWindow::endPreparing);
+}
+
+void MainWindow::endPreparing()
+{
+    m_preparingTimer->stop();
+    if (!m_preparing->isHidden()) {
+        m_preparing->hide();
+        statusBar()->clearMessage();
+    }
 }
 
 void MainWindow::updateRunControls()
 {
     measureRate();
     const bool running = m_session->isRunning();
-    // The run's first steps (or its end) end "Preparing the run…".
     buildPreparingIndicator();
-    if (run() == nullptr || simulatedSteps() > 0) {
-        m_preparingTimer->stop();
-        if (!m_preparing->isHidden()) {
-            m_preparing->hide();
-            statusBar()->clearMessage();
-        }
+    if (simulatedSteps() > 0) {
+        endPreparing();  // the first steps are in
     }
+
     m_runAction->setText(running ? tr("Pause") : tr("Run"));
     m_runAction->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     const std::int64_t steps = simulatedSteps();
