@@ -414,6 +414,20 @@ private Q_SLOTS:
         QVERIFY(next.findChild<QAction*>(QStringLiteral("action.layout.analyse"))->isChecked());
     }
 
+    void docksKeepAReadableWidthOnA4kScreen()
+    {
+        // The inspector takes a share of the window, but past 560 px wider rows only stretch
+        // the sliders: on a 3840-px window the canvas and plots get the rest.
+        MainWindow w;
+        w.resize(3840, 2160);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QApplication::processEvents();
+        auto* inspector = w.findChild<QDockWidget*>(QStringLiteral("inspectorDock"));
+        QVERIFY2(inspector->width() <= 600, qPrintable(QString::number(inspector->width())));
+        QVERIFY(w.plotPanes()->width() > 2500);
+    }
+
     void screenshotTakesTheSizeAskedFor()
     {
         QTemporaryDir dir;

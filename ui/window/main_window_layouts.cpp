@@ -70,11 +70,12 @@ void MainWindow::showEvent(QShowEvent* event)
 void MainWindow::applyDefaultSizes()
 {
     // Dock sizes only take once the window has its size: the left column gets the tree's
-    // natural width (capped), the inspector a fixed share, the canvas the rest.
+    // natural width (capped), the inspector a fixed share up to 560 px, the canvas the rest.
     constexpr double kMaxLeftShare = 0.2;
     constexpr double kMaxRightShare = 0.28;
+    constexpr int kMaxRightWidth = 560;  // [px] wider rows only stretch the sliders (4K screens)
     const int left = std::min(m_tree->naturalWidth(), static_cast<int>(kMaxLeftShare * width()));
-    const int right = static_cast<int>(kMaxRightShare * width());
+    const int right = std::min(static_cast<int>(kMaxRightShare * width()), kMaxRightWidth);
     resizeDocks({m_paletteDock, m_attributesDock}, {left, right}, Qt::Horizontal);
     resizeDocks({m_paletteDock, m_modulesDock}, {height() / 2, height() / 2}, Qt::Vertical);
     applySplit(m_workLayout);
