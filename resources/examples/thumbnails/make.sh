@@ -13,6 +13,8 @@ app=${1:-$root/build/app/spikestudio}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export QT_QPA_PLATFORM=offscreen
+# A first start every time (default docks and layout), whatever the user's settings are.
+export HOME="$tmp" XDG_CONFIG_HOME="$tmp/.config"
 
 # NAME and steps to run before the picture (enough for spikes or a few input cycles to show).
 while read -r name steps; do
