@@ -11,6 +11,7 @@
 // examples. A failure prints the seed, the example and the last 20 events.
 #include "real_input.hpp"
 
+#include "ui/document/off_thread.hpp"
 #include "ui/window/main_window.hpp"
 
 #include <QAction>
@@ -363,9 +364,15 @@ private Q_SLOTS:
                 loop.quit();
                 return;
             }
+            if (spike::ui::offThreadWorkRunning()) {
+                return;  // a model is being read or a run built: a person's input waits too
+            }
             queued = true;
             QTimer::singleShot(0, &loop, [&, stopping] {
                 queued = false;
+                if (spike::ui::offThreadWorkRunning()) {
+                    return;  // began since this was queued
+                }
                 ++inFlight;
                 monkey.step(stopping);
                 --inFlight;

@@ -9,11 +9,14 @@
 #include "ui/plots/plot_panes.hpp"
 #include "ui/plots/raster_plot.hpp"
 #include "ui/plots/trace_plot.hpp"
+#include "ui/document/off_thread.hpp"
+#include "ui/editor/graph_canvas.hpp"
 #include "ui/window/main_window.hpp"
 
 #include "engine/core/attribute.hpp"
 #include "engine/io/model_io.hpp"
 #include "engine/runtime/backend.hpp"
+#include "engine/tensor/npy.hpp"
 
 #include <QAction>
 #include <QComboBox>
@@ -21,6 +24,9 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest/QtTest>
 
 using spike::engine::RecordSpec;
@@ -103,6 +109,78 @@ private Q_SLOTS:
         QTRY_VERIFY(w.isRunning());
         w.action(QStringLiteral("action.run"))->trigger();  // pause
         QTRY_VERIFY(!w.isRunning());
+        QVERIFY(!w.isPreparingShown());
+    }
+
+    void openingALargeModelKeepsTheWindowDrawing()
+    {
+        // 2500 x 2500 weights in a .npy (25 MB): read and built on a worker thread while the
+        // window's event loop turns (its timers fire, the status bar says what it waits for)
+        // and input sent meanwhile is held back, so nothing changes under the reader.
+        QTemporaryDir dir;
+        constexpr std::int64_t n = 2500;
+        Tensor weights(Shape{n, n});
+        for (std::int64_t i = 0; i < weights.numel(); ++i) {
+            weights[i] = 1e-3F * static_cast<float>(i % 7);
+        }
+        spike::engine::npy::save(dir.filePath(QStringLiteral("w.npy")).toStdString(), weights);
+        nlohmann::json model{{"type", "Network"}};
+        model["children"] = nlohmann::json::array({{{"name", "A"}, {"type", "LIF"}, {"config", {{"shape", {n, n}}}}},
+                                                   {{"name", "B"}, {"type", "LIF"}, {"config", {{"shape", {n, n}}}}}});
+        model["connections"] = nlohmann::json::array(
+            {{{"name", "A_to_B"}, {"from", "A.spikes"}, {"to", "B.in"},
+              {"projection", {{"type", "DenseProjection"}, {"config", {{"shape", {n, n}}}},
+                              {"attributes", {{"weight", {{"npy", "w.npy"}}}}}}}}});
+        const QString path = dir.filePath(QStringLiteral("dense.json"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(
+                nlohmann::json{{"format", "spikestudio.model"}, {"version", 1}, {"model", model}}.dump()));
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setPreparingDelay(0);
+        QStringList messages;
+        connect(w.statusBar(), &QStatusBar::messageChanged, this, [&](const QString& m) { messages << m; });
+        int beats = 0;
+        bool sendDelete = false;
+        int keysSent = 0;
+        QTimer heartbeat;
+        heartbeat.setInterval(1);
+        connect(&heartbeat, &QTimer::timeout, this, [&] {
+            ++beats;
+            if (sendDelete && spike::ui::offThreadWorkRunning() && keysSent == 0) {
+                // A Delete sent straight to the canvas while the run copies the model: held back.
+                ++keysSent;
+                QTest::keyClick(w.canvas(), Qt::Key_Delete);
+            }
+        });
+        heartbeat.start();
+        QVERIFY(w.openModel(path));
+        QVERIFY2(beats > 0, "the event loop turned while the model was read");
+        QVERIFY2(messages.contains(QStringLiteral("Opening dense.json…")), qPrintable(messages.join(QStringLiteral(" | "))));
+        // Run copies the 25 MB model for the simulation thread, off the GUI thread too.
+        QVERIFY(w.selectModule(QStringLiteral("A")));
+        w.canvas()->setFocus();
+        sendDelete = true;
+        beats = 0;
+        w.action(QStringLiteral("action.run"))->trigger();
+        QVERIFY2(beats > 0, "the event loop turned while the run was built");
+        QCOMPARE(keysSent, 1);
+        QVERIFY2(messages.contains(QStringLiteral("Copying the model for the run…")), qPrintable(messages.join(QStringLiteral(" | "))));
+        QVERIFY(w.document()->findNode("A").valid());  // the Delete did not reach the document
+        QCOMPARE(w.document()->undoStack()->count(), 0);
+        heartbeat.stop();
+        QTRY_VERIFY(w.isRunning());
+        w.action(QStringLiteral("action.run"))->trigger();
+        QTRY_VERIFY(!w.isRunning());
+        // The same Delete once nothing is read off the thread: it deletes (so it could have).
+        QVERIFY(w.selectModule(QStringLiteral("A")));
+        w.canvas()->setFocus();
+        QTest::keyClick(w.canvas(), Qt::Key_Delete);
+        QVERIFY(!w.document()->findNode("A").valid());
         QVERIFY(!w.isPreparingShown());
     }
 

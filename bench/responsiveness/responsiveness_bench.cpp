@@ -8,6 +8,9 @@
 //                    is the largest file);
 //   open big         a generated model: 10,000 CUBALIF neurons and a recurrent SparseProjection
 //                    with in_degree --in-degree (default 100: 10^6 synapses; 1000 gives 10^7);
+//   open dense       a model whose DenseProjection holds a 6000 x 6000 weight matrix in a
+//                    .npy file beside it (144 MB: parsing, reading and building it takes
+//                    seconds);
 //   run cuba / big   Run pressed on the CUBA example and on the big model, until the first
 //                    steps arrive (building the run: copying the model, the synapses, the
 //                    worker's execution plan);
@@ -16,6 +19,9 @@
 // Prints, per operation, the wall time until done and the longest block, against the target of
 // 100 ms (issue #21). No assertions; results are in bench/README.md.
 #include "ui/window/main_window.hpp"
+
+#include "engine/tensor/npy.hpp"
+#include "engine/tensor/tensor.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -134,6 +140,29 @@ int main(int argc, char** argv)
             return 1;
         }
     }
+    // 6000 LIF neurons into 6000 through a dense 6000 x 6000 projection, weights from a .npy.
+    const QString dense = dir.filePath(QStringLiteral("dense_network.json"));
+    {
+        constexpr std::int64_t n = 6000;
+        spike::engine::Tensor weights(spike::engine::Shape{n, n});
+        for (std::int64_t i = 0; i < weights.numel(); ++i) {
+            weights[i] = 1e-3F * static_cast<float>((i * 7919) % 13 - 6);
+        }
+        spike::engine::npy::save(dir.filePath(QStringLiteral("w.npy")).toStdString(), weights);
+        using J = nlohmann::json;
+        J model{{"type", "Network"}};
+        model["children"] = J::array({{{"name", "A"}, {"type", "LIF"}, {"config", {{"shape", {n, n}}}}},
+                                      {{"name", "B"}, {"type", "LIF"}, {"config", {{"shape", {n, n}}}}}});
+        model["connections"] = J::array({{{"name", "A_to_B"}, {"from", "A.spikes"}, {"to", "B.in"},
+                                          {"projection", {{"type", "DenseProjection"}, {"config", {{"shape", {n, n}}}},
+                                                          {"attributes", {{"weight", {{"npy", "w.npy"}}}}}}}}});
+        QFile f(dense);
+        const J file{{"format", "spikestudio.model"}, {"version", 1}, {"model", model}};
+        if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(file.dump())) < 0) {
+            std::fprintf(stderr, "responsiveness_bench: cannot write %s\n", qPrintable(dense));
+            return 1;
+        }
+    }
     MainWindow w;
     w.resize(1400, 900);
     w.show();
@@ -171,6 +200,7 @@ int main(int argc, char** argv)
         }
     };
     runUntilSteps("cuba", QStringLiteral(":/examples/cuba_network.json"));
+    runUntilSteps("dense (6000 x 6000 weights, 144 MB)", dense);
     const std::string bigLabel = "big (" + std::to_string(10000LL * inDegree) + " synapses)";
     runUntilSteps(bigLabel.c_str(), big);
 

@@ -2,6 +2,8 @@
 // document_file.hpp and docs/editor-files.md.
 #include "ui/document/document_file.hpp"
 
+#include "ui/document/off_thread.hpp"
+
 #include "engine/tensor/error.hpp"
 #include "engine/io/model_io.hpp"
 #include "engine/network/network.hpp"
@@ -162,32 +164,52 @@ bool DocumentFile::opensAsCopy(const QString& path)
            example.readAll() == file.readAll();
 }
 
-bool DocumentFile::open(const QString& path, QString* error)
+namespace {
+
+/// Reads and builds the model of `path` (thread-safe: touches no object but its arguments).
+/// Returns "" or the message of what is wrong with the file.
+QString readModelFile(const QString& path, bool bundled, engine::ModelDocument& out)
 {
-    const bool bundled = path.startsWith(QStringLiteral(":/"));
     try {
         if (bundled) {
             QFile file(path);
             if (!file.open(QIODevice::ReadOnly)) {
-                setError(error, path + QStringLiteral(": no such bundled model"));
-                return false;
+                return path + QStringLiteral(": no such bundled model");
             }
             const QByteArray text = file.readAll();
             const Json doc = Json::parse(text.constBegin(), text.constEnd());
-            m_document.fromJson(doc, path.toStdString(), ".");
+            out = engine::modelFromJson(doc, path.toStdString(), ".");
         } else {
-            m_document.load(nativePath(path));
+            out = engine::loadModelDocument(nativePath(path));
         }
     } catch (const Json::parse_error& e) {
-        setError(error,
-                 path + QStringLiteral(": invalid JSON: ") + QString::fromStdString(e.what()));
-        return false;
+        return path + QStringLiteral(": invalid JSON: ") + QString::fromStdString(e.what());
     } catch (const engine::Error& e) {
-        // The engine's messages already start with the file name.
-        setError(error, QString::fromStdString(e.what()));
-        return false;
+        return QString::fromStdString(e.what());  // the engine's messages start with the file name
     } catch (const std::exception& e) {
-        setError(error, path + QStringLiteral(": ") + QString::fromStdString(e.what()));
+        return path + QStringLiteral(": ") + QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+}  // namespace
+
+bool DocumentFile::open(const QString& path, QString* error)
+{
+    const bool bundled = path.startsWith(QStringLiteral(":/"));
+    engine::ModelDocument model;
+    QString message;
+    runOffThread(tr("Opening %1").arg(QFileInfo(path).fileName()),  // the window keeps drawing
+                 [&] { message = readModelFile(path, bundled, model); });
+    if (message.isEmpty()) {
+        try {
+            m_document.reset(std::move(model.root), model.extras);
+        } catch (const engine::Error& e) {
+            message = path + QStringLiteral(": ") + QString::fromStdString(e.what());
+        }
+    }
+    if (!message.isEmpty()) {
+        setError(error, message);
         return false;
     }
     removeRecoveryFile();
@@ -357,13 +379,13 @@ QString exampleDescription(const QString& path)
 QList<ExampleModel> DocumentFile::examples()
 {
     const QList<ExampleModel> all{
-        {tr("LIF neuron and a current step"), QStringLiteral(":/examples/lif_current_step.json")},
-        {tr("LIF versus LIFRefrac"), QStringLiteral(":/examples/lif_vs_lifrefrac.json")},
-        {tr("Poisson-driven LIF layer"), QStringLiteral(":/examples/poisson_feedforward.json")},
-        {tr("Two-layer LIF"), QStringLiteral(":/examples/two_layer_lif.json")},
-        {tr("CUBA network"), QStringLiteral(":/examples/cuba_network.json")},
-        {tr("Dynamics network driven by a sine input"), QStringLiteral(":/examples/dynamics_network_driven.json")},
-        {tr("Dynamics network (reference weights)"), QStringLiteral(":/examples/dynamics_network.json")},
+        {tr("LIF neuron and a current step"), QStringLiteral(":/examples/lif_current_step.json"), {}, {}},
+        {tr("LIF versus LIFRefrac"), QStringLiteral(":/examples/lif_vs_lifrefrac.json"), {}, {}},
+        {tr("Poisson-driven LIF layer"), QStringLiteral(":/examples/poisson_feedforward.json"), {}, {}},
+        {tr("Two-layer LIF"), QStringLiteral(":/examples/two_layer_lif.json"), {}, {}},
+        {tr("CUBA network"), QStringLiteral(":/examples/cuba_network.json"), {}, {}},
+        {tr("Dynamics network driven by a sine input"), QStringLiteral(":/examples/dynamics_network_driven.json"), {}, {}},
+        {tr("Dynamics network (reference weights)"), QStringLiteral(":/examples/dynamics_network.json"), {}, {}},
     };
     QList<ExampleModel> out;
     for (ExampleModel e : all) {

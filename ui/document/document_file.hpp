@@ -11,7 +11,8 @@
 // File format: the engine's JSON model format (docs/model-format.md) with the editor's "layout"
 // extras; arrays larger than engine::SaveOptions::inlineLimit go to "<stem>.arrays/*.npy" as
 // engine::saveModel writes them. See docs/editor-files.md.
-// Thread: GUI thread only (QTimer, QSettings, the document's signals).
+// Thread: GUI thread only (QTimer, QSettings, the document's signals); open() reads the file on
+// a worker thread of its own and waits for it.
 #pragma once
 
 #include "ui/document/graph_document.hpp"
@@ -87,6 +88,10 @@ public:
     /// document. On failure the document is untouched and *error is the engine's message
     /// ("<file>: <json pointer>: <problem>"). A file on disk joins the recent files. A file
     /// that opensAsCopy() opens untitled too, so that Save asks where to write.
+    /// Reading and building the model (JSON, .npy arrays, initialisers) runs on a worker
+    /// thread while this thread's event loop keeps turning without user input (the window
+    /// repaints, timers run, clicks wait): a large model never freezes the window, and nothing
+    /// can change the document meanwhile (runOffThread(), which tells the status bar).
     bool open(const QString& path, QString* error = nullptr);
     /// Whether the file at `path` opens as an untitled copy: it is read-only, or it is a bundled
     /// example (the same bytes as ":/examples/<its name>"), so that saving never overwrites it.

@@ -4,6 +4,8 @@
 // live_run_rebuild.cpp. See live_run.hpp. GUI thread only.
 #include "ui/run/live_run.hpp"
 
+#include "ui/document/off_thread.hpp"
+
 #include "engine/tensor/error.hpp"
 
 #include <algorithm>
@@ -35,10 +37,15 @@ LiveRun::LiveRun(std::unique_ptr<engine::Module> model, const QString& tracedPat
         throw engine::Error("LiveRun: no model to run");
     }
     m_currentStep = model->stepsElapsed();
-    Prepared prepared = prepare(std::move(model));
+    // Preparing (a copy for the plots, the plan) and the controller's first build take a while
+    // for a large model: off the GUI thread, the window keeps drawing.
+    Prepared prepared;
+    runOffThread(tr("Building the run"), [&] {
+        prepared = prepare(std::move(model));
+        m_controller = makeController(std::move(prepared.running));
+    });
     m_probePaths = std::move(prepared.probePaths);
     m_tracks = std::move(prepared.spikeTracks);
-    m_controller = makeController(std::move(prepared.running));
     m_plotModel = std::move(prepared.plot);
     m_dt = m_plotModel->timeStep();
 

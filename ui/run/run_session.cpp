@@ -2,6 +2,8 @@
 // runs. See run_session.hpp.
 #include "ui/run/run_session.hpp"
 
+#include "ui/document/off_thread.hpp"
+
 #include "ui/run/live_run.hpp"
 #include "engine/runtime/spike_window.hpp"
 
@@ -73,8 +75,10 @@ bool RunSession::ensure(QString* error)
         LiveRunOptions options;
         options.backend = m_backend;
         options.speed = m_speed;
-        m_live = std::make_unique<LiveRun>(engine::cloneModule(m_doc.root()),
-                                           m_tracedPath ? m_tracedPath() : QString(), options);
+        // Copying a large model takes a while: off the GUI thread, the window keeps drawing.
+        std::unique_ptr<engine::Module> copy;
+        runOffThread(tr("Copying the model for the run"), [&] { copy = engine::cloneModule(m_doc.root()); });
+        m_live = std::make_unique<LiveRun>(std::move(copy), m_tracedPath ? m_tracedPath() : QString(), options);
     } catch (const engine::Error& e) {
         const QString text = QString::fromUtf8(e.what());
         Q_EMIT message(tr("Cannot run: %1").arg(text));
@@ -126,7 +130,9 @@ void RunSession::rebuildNow()
     }
     QString why;
     try {
-        if (m_live->replaceModel(engine::cloneModule(m_doc.root()), &why)) {
+        std::unique_ptr<engine::Module> copy;
+        runOffThread(tr("Copying the edited model"), [&] { copy = engine::cloneModule(m_doc.root()); });
+        if (m_live->replaceModel(std::move(copy), &why)) {
             const double tMs = static_cast<double>(m_live->currentStep()) * m_live->timeStep() * 1e3;
             Q_EMIT rebuilt();
             Q_EMIT message(tr("Model rebuilt after the edit — continuing at t = %1 ms")

@@ -55,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_lastDir(QDir::c
     buildToolBar();
     m_clock = new QLabel(this);
     statusBar()->addPermanentWidget(m_clock);
+    buildPreparingIndicator();
     applySpeed();
     applyBackend();
     connect(m_session, &RunSession::started, this, &MainWindow::attachPlotRequests);

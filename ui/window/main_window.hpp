@@ -288,9 +288,11 @@ private:
     void showUsefulPanes();
     // main_window_run.cpp
     void updateRunControls();
-    /// Builds the status bar's "Preparing the run…" indicator (hidden) and its timer, once.
+    /// Builds the status bar's busy bar (hidden) for "Preparing the run…" and "Opening NAME…",
+    /// with their timers, once.
     void buildPreparingIndicator();
-    /// Hides "Preparing the run…" (first steps in, paused or failed, dropped).
+    /// Hides the busy bar and its message (the run's first steps are in, it paused or failed or
+    /// was dropped; the file is read).
     void endPreparing();
     void applySpeed();
     void applyBackend();

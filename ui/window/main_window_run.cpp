@@ -4,6 +4,7 @@
 #include "ui/window/main_window.hpp"
 
 #include "ui/document/document_file.hpp"
+#include "ui/document/off_thread.hpp"
 #include "ui/document/graph_commands.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/run/live_run.hpp"
@@ -256,6 +257,23 @@ void MainWindow::buildPreparingIndicator()
         }
     });
     connect(m_session, &RunSession::dropped, this, &MainWindow::endPreparing);
+
+    // Work the window waits on off the GUI thread (opening a file, copying or building a run):
+    // after the same delay the bar and "Opening NAME…" say so.
+    auto* waitTimer = new QTimer(this);
+    waitTimer->setSingleShot(true);
+    connect(&OffThreadMonitor::instance(), &OffThreadMonitor::started, this, [this, waitTimer](const QString& what) {
+        waitTimer->setProperty("text", what + QStringLiteral("…"));
+        waitTimer->start(m_preparingTimer->interval());
+    });
+    connect(waitTimer, &QTimer::timeout, this, [this, waitTimer] {
+        m_preparing->show();
+        statusBar()->showMessage(waitTimer->property("text").toString());
+    });
+    connect(&OffThreadMonitor::instance(), &OffThreadMonitor::finished, this, [this, waitTimer] {
+        waitTimer->stop();
+        endPreparing();
+    });
 }
 
 void MainWindow::endPreparing()
