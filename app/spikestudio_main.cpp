@@ -94,7 +94,8 @@ int main(int argc, char** argv)
     parser.addOption(sizeOption);
     parser.process(app);
 
-    const QStringList positional = parser.positionalArguments();
+    QStringList positional = parser.positionalArguments();
+    positional.removeAll(QString());  // an empty MODEL (a script's unset variable) is no model
     if (positional.size() > 1) {
         return failWith(QStringLiteral("expected at most one MODEL, got %1 (%2)")
                             .arg(positional.size())
