@@ -208,8 +208,20 @@ private Q_SLOTS:
         QTest::keyClicks(canvas.viewport(), QStringLiteral("l"));
         QVERIFY(shownPopup(canvas) == nullptr);
         QVERIFY(canvas.lastRefusal().contains(QStringLiteral("Adding a module")));
-        QVERIFY(canvas.lastRefusal().contains(QStringLiteral("Sequential")));
+        QVERIFY(canvas.lastRefusal().contains(QStringLiteral("inside Sequential 'stack'")));
         QCOMPARE(doc.undoStack()->count(), 0);
+        // A Sequential at the root has no path: the message says so rather than quoting ''.
+        GraphDocument rootDoc;
+        rootDoc.fromJson(nlohmann::json{{"format", "spikestudio.model"}, {"version", 1},
+                                        {"model", {{"type", "Sequential"}, {"children", {{{"name", "0"}, {"type", "ReLU"}}}}}}});
+        GraphCanvas rootCanvas;
+        rootCanvas.resize(800, 500);
+        rootCanvas.setDocument(&rootDoc);
+        rootCanvas.show();
+        pointAt(rootCanvas, QPoint(40, 40));
+        QTest::keyClicks(rootCanvas.viewport(), QStringLiteral("l"));
+        QVERIFY2(rootCanvas.lastRefusal().contains(QStringLiteral("inside the root Sequential:")),
+                 qPrintable(rootCanvas.lastRefusal()));
 
         Fixture f;
         push(f.doc, std::make_unique<GroupCommand>(f.doc, std::vector<NodeId>{f.doc.findNode("E"), f.doc.findNode("I")}));

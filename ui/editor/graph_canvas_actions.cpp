@@ -76,10 +76,13 @@ bool GraphCanvas::refuseReadOnly(const QString& what)
     if (isEditable()) {
         return false;
     }
-    refuse(tr("%1 is not possible inside %2 '%3': its children are built from its configuration. "
+    const QString type = m_doc->nodeData(m_network, NodeRole::Type).toString();
+    const QString path = m_doc->nodeData(m_network, NodeRole::Path).toString();
+    // The root has no path: "the root Sequential", not "Sequential ''".
+    const QString where = path.isEmpty() ? tr("the root %1").arg(type) : tr("%1 '%2'").arg(type, path);
+    refuse(tr("%1 is not possible inside %2: its children are built from its configuration. "
               "Only Networks are edited on the canvas.")
-               .arg(what, m_doc->nodeData(m_network, NodeRole::Type).toString(),
-                    m_doc->nodeData(m_network, NodeRole::Path).toString()),
+               .arg(what, where),
            cursorPos());
     return true;
 }
