@@ -1,17 +1,29 @@
-// Shared by the editor tests (document, canvas, module tree): the sample network they edit and
-// the helper that pushes a command that must succeed.
+// Shared by the editor tests (document, canvas, module tree, inspector, equations): the sample
+// network they edit, a document of one factory-built module, and the helper that pushes a command
+// that must succeed.
 #pragma once
 
 #include "ui/document/graph_commands.hpp"
 #include "ui/document/graph_document.hpp"
+
+#include "engine/io/module_factory.hpp"
 
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <string>
 
 namespace spike::tests {
+
+/// A document whose root is a module of `type` built by the factory from `config`.
+inline std::unique_ptr<ui::GraphDocument> documentOf(const std::string& type, const nlohmann::json& config)
+{
+    auto doc = std::make_unique<ui::GraphDocument>();
+    doc->reset(engine::createModule(type, config));
+    return doc;
+}
 
 /// drive (Poisson 4) → E (CUBALIF 4) ⇄ I (CUBALIF 3), E → L (LIF 4), bias (constant 4) → L,
 /// L → out; the I → E wire is delayed (a cycle). Every node has a grid-aligned, non-overlapping

@@ -211,17 +211,12 @@ private Q_SLOTS:
         QVERIFY(canvas.lastRefusal().contains(QStringLiteral("inside Sequential 'stack'")));
         QCOMPARE(doc.undoStack()->count(), 0);
         // A Sequential at the root has no path: the message says so rather than quoting ''.
-        GraphDocument rootDoc;
-        rootDoc.fromJson(nlohmann::json{{"format", "spikestudio.model"}, {"version", 1},
-                                        {"model", {{"type", "Sequential"}, {"children", {{{"name", "0"}, {"type", "ReLU"}}}}}}});
-        GraphCanvas rootCanvas;
-        rootCanvas.resize(800, 500);
-        rootCanvas.setDocument(&rootDoc);
-        rootCanvas.show();
-        pointAt(rootCanvas, QPoint(40, 40));
-        QTest::keyClicks(rootCanvas.viewport(), QStringLiteral("l"));
-        QVERIFY2(rootCanvas.lastRefusal().contains(QStringLiteral("inside the root Sequential:")),
-                 qPrintable(rootCanvas.lastRefusal()));
+        Fixture root(nlohmann::json{{"format", "spikestudio.model"}, {"version", 1},
+                                    {"model", {{"type", "Sequential"}, {"children", {{{"name", "0"}, {"type", "ReLU"}}}}}}});
+        pointAt(root.canvas, QPoint(40, 40));
+        QTest::keyClicks(root.canvas.viewport(), QStringLiteral("l"));
+        QVERIFY2(root.canvas.lastRefusal().contains(QStringLiteral("inside the root Sequential:")),
+                 qPrintable(root.canvas.lastRefusal()));
 
         Fixture f;
         push(f.doc, std::make_unique<GroupCommand>(f.doc, std::vector<NodeId>{f.doc.findNode("E"), f.doc.findNode("I")}));

@@ -6,6 +6,7 @@
 // scrolls sideways.
 #include "engine/io/module_factory.hpp"
 #include "ui/document/graph_document.hpp"
+#include "tests/graph_test_models.hpp"
 #include "ui/inspector/equation_text.hpp"
 #include "ui/inspector/equation_view.hpp"
 #include "ui/inspector/inspector.hpp"
@@ -26,18 +27,12 @@
 #include <random>
 
 using namespace spike::ui;
+using spike::tests::documentOf;
 using spike::engine::ModelEquations;
 using spike::engine::ModuleTypeInfo;
 using Json = nlohmann::json;
 
 namespace {
-
-std::unique_ptr<GraphDocument> documentOf(const std::string& type, const Json& config)
-{
-    auto doc = std::make_unique<GraphDocument>();
-    doc->reset(spike::engine::createModule(type, config));
-    return doc;
-}
 
 /// Every run of text of the view's document with its format.
 std::vector<std::pair<QString, QTextCharFormat>> fragments(const QTextBrowser& view)

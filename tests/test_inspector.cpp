@@ -9,6 +9,7 @@
 #include "engine/network/network.hpp"
 #include "ui/document/graph_commands.hpp"
 #include "ui/document/graph_document.hpp"
+#include "tests/graph_test_models.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/inspector/inspector_editors.hpp"
 
@@ -26,20 +27,13 @@
 #include <memory>
 
 using namespace spike::ui;
+using spike::tests::documentOf;
 using spike::engine::AttributeValue;
 using spike::engine::Shape;
 using spike::engine::Tensor;
 using Json = nlohmann::json;
 
 namespace {
-
-/// A document whose root is a module built by the factory.
-std::unique_ptr<GraphDocument> documentOf(const std::string& type, const Json& config)
-{
-    auto doc = std::make_unique<GraphDocument>();
-    doc->reset(spike::engine::createModule(type, config));
-    return doc;
-}
 
 const Tensor& tensorOf(const GraphDocument& doc, const std::string& name)
 {
