@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,6 +54,34 @@ struct ModelEquations {
     bool empty() const { return lines.empty(); }
 };
 
+/// What kind of value a constructor setting takes.
+enum class SettingKind {
+    Integer,  ///< a whole number in [min, max]
+    Boolean,  ///< true / false
+    Choice,   ///< one of `choices`
+};
+
+/// One constructor setting of a module type (a population size, has_rec, in_features,
+/// kernel_size, ...), declared once in the type table: the inspector's Settings group, the
+/// quick-add size ("LIF 100"), `spikesim info` and docs/model-format.md are generated from it.
+/// A setting need not be one config key: `get` and `set` map it onto the config as the type's
+/// config reader expects it (LIF's "neurons" is the last entry of "shape").
+struct ConfigSetting {
+    std::string name;  ///< "neurons", "has_rec", "in_features"; unique within the type
+    SettingKind kind = SettingKind::Integer;
+    std::int64_t min = 0;  ///< Integer: inclusive bounds
+    std::int64_t max = 0;
+    std::vector<std::string> choices = {};  ///< Choice: the accepted values
+    std::string doc = {};                   ///< one line for users
+    /// The population size (at most one per type): what typing "LIF 100" on the canvas sets.
+    bool size = false;
+    /// The setting's value in `config` (a config as Module::config() writes it).
+    std::function<nlohmann::json(const nlohmann::json& config)> get = {};
+    /// `config` with the setting set to `value` (already checked against kind and bounds);
+    /// other settings keep their values where the type allows it.
+    std::function<nlohmann::json(nlohmann::json config, const nlohmann::json& value)> set = {};
+};
+
 /// One constructible module type.
 struct ModuleTypeInfo {
     std::string type;      ///< "LIF", "Sequential"
@@ -68,6 +97,8 @@ struct ModuleTypeInfo {
     std::string header;
     /// The type's equations for users; empty for types without equations (layers, containers).
     ModelEquations equations = {};
+    /// The constructor settings users may change (see ConfigSetting), in display order.
+    std::vector<ConfigSetting> settings = {};
 };
 
 /// Every registered module type, in palette order.
@@ -80,6 +111,23 @@ std::string moduleEquations(const std::string& type);
 /// The comment block at the top of engine header `header` ("lif.hpp"), for the headers the build
 /// extracts (engine/CMakeLists.txt); "" for others.
 std::string headerComment(const std::string& header);
+/// `config` of a module of type `type` with setting `name` set to `value`: checks the value
+/// against the setting's kind and bounds, then builds the result once to check it with the
+/// type's config reader. Throws Error "<type> setting '<name>': <what was expected>" (no
+/// module is changed).
+nlohmann::json configWithSetting(const std::string& type, const nlohmann::json& config,
+                                 const std::string& name, const nlohmann::json& value);
+/// The example config of `type` with its size setting set to `n` ("LIF 100"); throws Error when
+/// the type has no size setting or `n` is out of its bounds.
+nlohmann::json configWithSize(const std::string& type, std::int64_t n);
+/// The attribute values a module of `type` starts with when a user adds it from the palette
+/// or the quick-add list, or a projection chosen for a wire, as a JSON object of the model
+/// format's "attributes" (engine/io/start_values.cpp): chosen so that a minimal circuit
+/// (10 Hz Poisson input into a LIF layer through the projection a wire offers) fires at rates a
+/// neuroscientist accepts. Empty for types whose engine defaults already do.
+const nlohmann::json& startValues(const std::string& type);
+/// A sentence for users stating startValues(type) ("" when empty), for palette tooltips.
+std::string startValuesText(const std::string& type);
 /// Builds a module; throws Error for an unknown type (listing the known ones) or a bad config.
 std::unique_ptr<Module> createModule(const std::string& type, const nlohmann::json& config);
 /// Adds `child` to a container built by createModule (Sequential appends with a size check,
