@@ -310,9 +310,11 @@ __global__ void oneToOneKernel(const float* weight, long long weightCount, long 
 }
 
 /// One warp per presynaptic channel: a silent channel exits at once (warp-uniform), an active
-/// one spreads its synapses over the lanes, each adding pre * weight into dst[target].
+/// one spreads its synapses over the lanes, each adding pre * weights[s] (pre * weight for all
+/// when weights is null) into dst[target].
 __global__ void sparseScatterKernel(const long long* rowStart, const int* targets, float weight,
-                                    long long nSrc, const float* pre, float* dst)
+                                    const float* weights, long long nSrc, const float* pre,
+                                    float* dst)
 {
     const long long warp = globalIndex() / kWarp;
     const int lane = static_cast<int>(threadIdx.x % kWarp);
@@ -323,8 +325,14 @@ __global__ void sparseScatterKernel(const long long* rowStart, const int* target
     if (x == 0.0F) {
         return;
     }
-    const float value = x * weight;
     const long long end = rowStart[warp + 1];
+    if (weights != nullptr) {
+        for (long long s = rowStart[warp] + lane; s < end; s += kWarp) {
+            atomicAdd(dst + targets[s], x * weights[s]);
+        }
+        return;
+    }
+    const float value = x * weight;
     for (long long s = rowStart[warp] + lane; s < end; s += kWarp) {
         atomicAdd(dst + targets[s], value);
     }
@@ -583,7 +591,8 @@ std::int64_t sparseDeliverCuda(const SparseDevice& projection, std::int64_t head
         if (projection.nSrc > 0) {
             SPIKE_LAUNCH(sparseScatterKernel, scatterBlocks, kBlock, 0)
                 (reinterpret_cast<const long long*>(projection.rowStart), projection.targets,
-                 projection.weight, projection.nSrc, pre + t * preStride, dst);
+                 projection.weight, projection.weights, projection.nSrc, pre + t * preStride,
+                 dst);
             checkLaunch("sparseScatterKernel");
         }
     }

@@ -16,7 +16,8 @@
 // target in one step are summed in an unspecified order. That is still bit-identical to the CPU
 // whenever every value delivered to one target in one step is equal (0/1 spikes times one
 // shared weight: any order adds the same value to the same running sums); otherwise (spike
-// counts above 1, or graded presynaptic values) the sums agree to float32 rounding only.
+// counts above 1, graded presynaptic values, or per-synapse weights) the sums agree to float32
+// rounding only.
 //
 // Errors: std::invalid_argument for malformed arguments, std::runtime_error (message naming the
 // operation and the CUDA error) for failed allocations, launches and copies. Thread: any thread,
@@ -189,20 +190,23 @@ void oneToOneDeliverCuda(const float* weight, std::int64_t weightCount, std::int
                          const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
                          std::int64_t postStride);
 
-/// A sparse projection in CSR by presynaptic channel, with a shared weight and a delay ring.
+/// A sparse projection in CSR by presynaptic channel, with a shared weight or one weight per
+/// synapse, and a delay ring.
 struct SparseDevice {
     std::int64_t nSrc = 0;
     std::int64_t nDst = 0;
     const std::int64_t* rowStart = nullptr;  ///< (nSrc + 1)
     const std::int32_t* targets = nullptr;   ///< (synapses)
-    float weight = 0.0F;
+    float weight = 0.0F;                     ///< every synapse's weight when `weights` is null
+    const float* weights = nullptr;          ///< (synapses) per-synapse weights, or nullptr
     std::int64_t delay = 0;    ///< [steps]
     float* pending = nullptr;  ///< (delay, nDst) ring of deliveries not yet due (delay >= 1)
 };
 
 /// Event-driven delivery, step after step: with delay d >= 1, ring row `head` (due this step)
 /// is added to post[t] and cleared, then every synapse (i -> j) of a presynaptic channel with
-/// pre[t][i] != 0 adds pre[t][i] * weight into that row (due d steps later), and head moves on
+/// pre[t][i] != 0 adds pre[t][i] * weights[s] (or pre[t][i] * weight, one product per channel,
+/// when weights is null) into that row (due d steps later), and head moves on
 /// (head = (head + 1) mod d; returned). With d = 0 the synapses add into post[t] directly.
 /// One warp per presynaptic channel scans its synapses; targets accumulate with atomicAdd.
 std::int64_t sparseDeliverCuda(const SparseDevice& projection, std::int64_t head, const float* pre,

@@ -4,6 +4,7 @@
 // the module.
 #include "engine/network/projections.hpp"
 
+#include "engine/network/sparse_draw.hpp"
 #include "engine/tensor/random.hpp"
 
 #include <algorithm>
@@ -25,8 +26,7 @@ bool anyNonZero(const float* __restrict x, std::int64_t n)
     return any != 0;
 }
 
-/// Most synapses one SparseProjection may hold: 2^31 - 1, about 8 GiB of targets.
-constexpr std::int64_t kMaxSynapses = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kMaxSynapses = kMaxSparseSynapses;
 /// Largest integer attribute value: float32 holds every integer up to 2^24 exactly.
 constexpr double kMaxInteger = 16777216.0;
 /// DenseProjection tiles: steps per tile (each weight row is read once per tile) and columns
@@ -58,6 +58,25 @@ InitFunction kaimingUniformInit(Shape shape, std::int64_t fanIn)
     };
 }
 
+/// Adds one active presynaptic value x through synapses [begin, end) of the CSR:
+/// y[targets[s]] += x * weights[s], or x * w for every synapse when weights is null (the product
+/// formed once, as before per-synapse weights existed, so those sums keep every bit).
+inline void scatterSynapses(std::int64_t begin, std::int64_t end,
+                            const std::int32_t* __restrict targets,
+                            const float* __restrict weights, float w, float x, float* y)
+{
+    if (weights == nullptr) {
+        const float v = x * w;
+        for (std::int64_t s = begin; s < end; ++s) {
+            y[targets[s]] += v;
+        }
+        return;
+    }
+    for (std::int64_t s = begin; s < end; ++s) {
+        y[targets[s]] += x * weights[s];
+    }
+}
+
 /// Shape of the delay ring: (delay, Ndst); (0, Ndst) without delay.
 Shape ringShape(std::int64_t delay, std::int64_t nTarget)
 {
@@ -74,100 +93,6 @@ std::string ringTooLarge(std::int64_t delay, std::int64_t nTarget)
                "(2^31 - 1 values)";
     }
     return {};
-}
-
-/// Uniform integer in [0, n) by multiply-shift (Lemire); bias below n / 2^64.
-std::int64_t boundedIndex(Random& rng, std::uint64_t n)
-{
-    return static_cast<std::int64_t>((static_cast<unsigned __int128>(rng.next()) * n) >> 64U);
-}
-
-/// Generator key of a connectivity draw: one stream per (seed, rule).
-std::uint64_t connectivityKey(std::uint64_t seed, std::uint64_t rule)
-{
-    return (seed * 0x9E3779B97F4A7C15ULL) ^ (0x535041525345ULL + rule);  // "SPARSE"
-}
-
-/// Rule "probability": each pair (i, j) independently with probability p. Per presynaptic row the
-/// gaps between successive targets are geometric, gap = floor(log(u) / log(1 - p)), u in (0, 1],
-/// so the draw costs O(Nsrc + synapses) and targets come out ascending.
-void drawByProbability(std::int64_t nSrc, std::int64_t nDst, double p, bool exclude,
-                       std::uint64_t key, std::vector<std::int64_t>& rowStart,
-                       std::vector<std::int32_t>& targets)
-{
-    rowStart.assign(static_cast<std::size_t>(nSrc + 1), 0);
-    if (p <= 0.0) {
-        return;
-    }
-    const double pairs = static_cast<double>(nSrc) * static_cast<double>(nDst) -
-                         (exclude ? static_cast<double>(nSrc) : 0.0);
-    const double mean = p * pairs;
-    targets.reserve(static_cast<std::size_t>(
-        std::min(static_cast<double>(kMaxSynapses), mean + 6.0 * std::sqrt(mean) + 16.0)));
-    Random rng(key);
-    const double logQ = p < 1.0 ? std::log1p(-p) : 0.0;
-    for (std::int64_t i = 0; i < nSrc; ++i) {
-        std::int64_t j = -1;
-        for (;;) {
-            if (p < 1.0) {
-                const double gap = std::floor(std::log(1.0 - rng.uniform()) / logQ);
-                if (gap >= static_cast<double>(nDst - 1 - j)) {
-                    break;
-                }
-                j += 1 + static_cast<std::int64_t>(gap);
-            } else if (++j >= nDst) {
-                break;
-            }
-            if (exclude && j == i) {
-                continue;
-            }
-            if (static_cast<std::int64_t>(targets.size()) >= kMaxSynapses) {
-                throw Error("SparseProjection: the draw exceeded 2^31 - 1 synapses; lower 'p'");
-            }
-            targets.push_back(static_cast<std::int32_t>(j));
-        }
-        rowStart[static_cast<std::size_t>(i + 1)] = static_cast<std::int64_t>(targets.size());
-    }
-}
-
-/// Rule "in_degree": every target j draws k distinct sources (Floyd's algorithm over a pool of
-/// Nsrc sources, or Nsrc - 1 when autapses are excluded: pool index s >= j stands for s + 1).
-/// The draw is replayed twice from the same key, once to count synapses per source and once to
-/// place them, so the transpose to CSR needs no temporary list of pairs: memory is the CSR plus
-/// O(Nsrc), time O(Nsrc + synapses). Targets come out ascending because j is the outer loop.
-void drawByInDegree(std::int64_t nSrc, std::int64_t nDst, std::int64_t k, bool exclude,
-                    std::uint64_t key, std::vector<std::int64_t>& rowStart,
-                    std::vector<std::int32_t>& targets)
-{
-    const std::int64_t pool = nSrc - (exclude ? 1 : 0);
-    std::vector<std::uint32_t> stamp(static_cast<std::size_t>(std::max<std::int64_t>(pool, 0)));
-    const auto replay = [&](auto&& visit) {
-        Random rng(key);
-        std::fill(stamp.begin(), stamp.end(), 0U);
-        std::uint32_t generation = 0;
-        for (std::int64_t j = 0; j < nDst; ++j) {
-            ++generation;
-            for (std::int64_t r = pool - k; r < pool; ++r) {
-                std::int64_t s = boundedIndex(rng, static_cast<std::uint64_t>(r + 1));
-                if (stamp[static_cast<std::size_t>(s)] == generation) {
-                    s = r;
-                }
-                stamp[static_cast<std::size_t>(s)] = generation;
-                visit(exclude && s >= j ? s + 1 : s, j);
-            }
-        }
-    };
-    rowStart.assign(static_cast<std::size_t>(nSrc + 1), 0);
-    replay([&](std::int64_t s, std::int64_t) { ++rowStart[static_cast<std::size_t>(s + 1)]; });
-    for (std::size_t i = 1; i < rowStart.size(); ++i) {
-        rowStart[i] += rowStart[i - 1];
-    }
-    targets.resize(static_cast<std::size_t>(rowStart.back()));
-    std::vector<std::int64_t> cursor(rowStart.begin(), rowStart.end() - 1);
-    replay([&](std::int64_t s, std::int64_t j) {
-        targets[static_cast<std::size_t>(cursor[static_cast<std::size_t>(s)]++)] =
-            static_cast<std::int32_t>(j);
-    });
 }
 
 }  // namespace
@@ -294,8 +219,20 @@ SparseProjection::SparseProjection(std::int64_t nSource, std::int64_t nTarget,
                     " has more than 2^31 - 1 sources or targets");
     }
     m_weight = addAttribute(parameter("weight").family("weights").initConstant(1.0F)
-                                .doc("Weight of every synapse: "
-                                     "post[t + delay][j] += pre[t][i] * weight"));
+                                .doc("Weight of every synapse (weight_dist constant), else the "
+                                     "mean of the drawn weights: "
+                                     "post[t + delay][j] += pre[t][i] * w"));
+    m_weightDist = addAttribute(
+        simulationParameter("weight_dist").family("weights").choices(weightDistributions())
+            .initEnum("constant")
+            .doc("Per-synapse weights: constant (all = weight), uniform in weight ± weight_spread, "
+                 "or normal (mean weight, std weight_spread); drawn once from seed"));
+    m_weightSpread = addAttribute(
+        simulationParameter("weight_spread").family("weights").nonNegative().initConstant(0.0F)
+            .doc("Half-width (uniform) or standard deviation (normal) of the drawn weights"));
+    m_keepSign = addAttribute(
+        simulationParameter("keep_sign").family("weights").boolean().initConstant(1.0F)
+            .doc("Dale's law: a drawn weight whose sign differs from weight's is set to 0"));
     m_delay = addAttribute(parameter("delay").family("delays").integer().range(0, kMaxInteger)
                                .units("steps").initConstant(0.0F).live(false)
                                .doc("Synaptic delay: input row t arrives in output row t + delay"));
@@ -345,6 +282,10 @@ std::string SparseProjection::extraRepr() const
         os << ", p=" << value(m_p)[0];
     } else {
         os << ", in_degree=" << static_cast<std::int64_t>(value(m_inDegree)[0]);
+    }
+    if (enumValue(m_weightDist) != "constant") {
+        os << ", weight_dist=" << enumValue(m_weightDist)
+           << ", weight_spread=" << value(m_weightSpread)[0];
     }
     os << ", synapses=" << synapseCount() << ", delay=" << delaySteps();
     return os.str();
@@ -443,27 +384,53 @@ void SparseProjection::attributesChanged()
         m_built = false;
         m_rowStart = {};
         m_targets = {};
+        m_weightsDrawn = false;
+        m_synapseWeights = {};
+    }
+    WeightDistribution weights;
+    weights.dist = enumValue(m_weightDist);
+    weights.mean = weight();
+    weights.spread = value(m_weightSpread)[0];
+    weights.keepSign = value(m_keepSign)[0] != 0.0F;
+    weights.seed = wanted.seed;
+    if (weights.dist == "constant") {
+        weights = WeightDistribution{};  // nothing drawn, whatever the mean
+    }
+    if (!(weights == m_weightsWith)) {
+        m_weightsWith = weights;
+        m_weightsDrawn = false;
+        m_synapseWeights = {};
     }
 }
 
 void SparseProjection::ensureBuilt() const
 {
-    if (m_built) {
-        return;
+    if (!m_built) {
+        drawSynapses();
     }
+    if (!m_weightsDrawn) {
+        m_synapseWeights =
+            drawSynapseWeights(m_weightsWith, static_cast<std::int64_t>(m_targets.size()));
+        m_weightsDrawn = true;
+    }
+}
+
+void SparseProjection::drawSynapses() const
+{
     m_rowStart.clear();
     m_targets.clear();
     const std::int64_t nSrc = sizeSource();
     const std::int64_t nDst = sizeTarget();
     const bool exclude = !m_builtWith.autapses && nSrc == nDst;
     if (m_builtWith.rule == "probability") {
-        drawByProbability(nSrc, nDst, m_builtWith.p, exclude,
-                          connectivityKey(m_builtWith.seed, 0), m_rowStart, m_targets);
+        drawByProbability(nSrc, nDst, m_builtWith.p, exclude, m_builtWith.seed, m_rowStart,
+                          m_targets);
     } else {
-        drawByInDegree(nSrc, nDst, m_builtWith.inDegree, exclude,
-                       connectivityKey(m_builtWith.seed, 1), m_rowStart, m_targets);
+        drawByInDegree(nSrc, nDst, m_builtWith.inDegree, exclude, m_builtWith.seed, m_rowStart,
+                       m_targets);
     }
     m_built = true;
+    m_weightsDrawn = false;
 }
 
 template <typename ScatterStep>
@@ -506,12 +473,9 @@ void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::in
     // One pass over the presynaptic row; only non-zero channels touch their synapses, in
     // ascending channel order. Spikes are sparse, so the row is tested a block at a time (a
     // vectorised any-non-zero) and only blocks holding activity are walked channel by channel.
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
     const auto scatterChannel = [&](std::int64_t i, float xi, float* y) {
-        const float v = xi * w;
-        const std::int64_t end = rows[i + 1];
-        for (std::int64_t s = rows[i]; s < end; ++s) {
-            y[targets[s]] += v;
-        }
+        scatterSynapses(rows[i], rows[i + 1], targets, weights, w, xi, y);
     };
     deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
         const float* x = pre + t * preStride;
@@ -542,6 +506,7 @@ void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
     const float w = weight();
     const std::int64_t* rows = rowStart().data();
     const std::int32_t* targets = this->targets().data();
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
     // The listed channels in their (ascending) order: the same additions in the same order as
     // deliver()'s scan, without visiting the quiet channels.
     deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
@@ -550,11 +515,7 @@ void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
         const std::int32_t count = spikes.counts[t];
         for (std::int32_t k = 0; k < count; ++k) {
             const std::int32_t i = listed[k];
-            const float v = x[i] * w;
-            const std::int64_t end = rows[i + 1];
-            for (std::int64_t s = rows[i]; s < end; ++s) {
-                y[targets[s]] += v;
-            }
+            scatterSynapses(rows[i], rows[i + 1], targets, weights, w, x[i], y);
         }
     });
 }

@@ -2,8 +2,12 @@
 //
 //   DenseProjection     post[t] += pre[t] @ W              W (Nsrc, Ndst), "weight"
 //   OneToOneProjection  post[t] += w ⊙ pre[t]              w scalar or (N,), "weight"; Nsrc = Ndst
-//   SparseProjection    for each presynaptic channel i with pre[t][i] != 0, for each synapse
-//                       (i → j) of row i of the CSR: post[t + delay][j] += pre[t][i] * weight
+//   SparseProjection    for each presynaptic channel i with pre[t][i] != 0, for each synapse s
+//                       (i → j) of row i of the CSR: post[t + delay][j] += pre[t][i] * w[s]
+//                       w[s] = weight                               weight_dist "constant"
+//                       w[s] = weight + weight_spread * (2u - 1)    "uniform", u ~ U[0, 1)
+//                       w[s] = weight + weight_spread * z           "normal", z ~ N(0, 1)
+//                       w[s] = 0 where sign(w[s]) != sign(weight)   keep_sign (Dale's law)
 //
 // DenseProjection sums every output element's terms in ascending presynaptic order and skips
 // zero inputs, in tiles of steps × columns that read each weight row once per tile; the order
@@ -24,10 +28,16 @@
 // the source's spike lists, skips the pass over the row. Both walk the active channels in
 // ascending order, so every target sums the same terms in the same order.
 //
+// Per-synapse weights (weight_dist "uniform" or "normal") are drawn with the CSR, lazily, in CSR
+// order from the seed on a stream of their own (sparse_draw.hpp), so the distribution never
+// changes which synapses exist, and stored beside targets() (4 bytes per synapse). Changing
+// weight, weight_spread, weight_dist or keep_sign redraws only them, O(synapses), which is why
+// they stay live-editable; "constant" stores none and multiplies by weight, as before.
+//
 // Delay d ≥ 1: the "pending" State is a ring of d rows of Ndst values and "pending_head"
 // (h) the row delivered next. Each step t, in this order:
 //   post[t] += pending[h];  pending[h] = 0                   (what was scattered at step t - d)
-//   pending[h][j] += pre[t][i] * weight for every synapse (i → j) with pre[t][i] != 0
+//   pending[h][j] += pre[t][i] * w[s] for every synapse s (i → j) with pre[t][i] != 0
 //   h = (h + 1) mod d
 // so an input in row t arrives in output row t + d, across any number of deliver() calls.
 // resetState() empties the ring. d = 0 scatters straight into post[t] and the ring is (0, Ndst).
@@ -36,6 +46,7 @@
 #pragma once
 
 #include "engine/core/projection.hpp"
+#include "engine/network/sparse_draw.hpp"
 
 #include <cstdint>
 #include <string>
@@ -114,10 +125,20 @@ public:
         return m_targets;
     }
     std::int64_t synapseCount() const { return static_cast<std::int64_t>(targets().size()); }
+    /// Per-synapse weights, parallel to targets() (synapse s weighs synapseWeights()[s]), drawn
+    /// with the synapses (see rowStart()) and again after a change of weight, weight_spread,
+    /// weight_dist, keep_sign or seed. Empty for weight_dist "constant": every synapse weighs
+    /// weight().
+    const std::vector<float>& synapseWeights() const
+    {
+        ensureBuilt();
+        return m_synapseWeights;
+    }
     /// Whether the synapses of the current settings are drawn (false after a change until the
     /// first use).
     bool synapsesDrawn() const { return m_built; }
-    /// The shared synaptic weight (the "weight" attribute).
+    /// The synaptic weight (the "weight" attribute): every synapse's for weight_dist "constant",
+    /// else the mean the per-synapse weights are drawn around.
     float weight() const;
     /// The delay in steps (the "delay" attribute).
     std::int64_t delaySteps() const;
@@ -137,21 +158,28 @@ private:
         bool operator==(const Connectivity&) const = default;
     };
 
-    /// Draws the CSR from m_builtWith when it is not drawn yet (see rowStart()).
+    /// Draws the CSR from m_builtWith when it is not drawn yet (see rowStart()), then the
+    /// per-synapse weights from m_weightsWith when they are not.
     void ensureBuilt() const;
+    /// Draws the CSR from m_builtWith (ensureBuilt()'s first half).
+    void drawSynapses() const;
     /// The delay ring around scatterStep(t, row), which adds presynaptic step t's synapses into
     /// `row` (post[t] itself without delay, else the ring row that reaches post[t + delay]).
     template <typename ScatterStep>
     void deliverSteps(std::int64_t steps, float* post, std::int64_t postStride,
                       ScatterStep&& scatterStep);
 
-    AttributeId m_weight, m_delay, m_rule, m_p, m_inDegree, m_seed, m_autapses, m_pending,
-        m_pendingHead;
-    // The CSR is a cache of m_builtWith, drawn lazily (hence mutable).
+    AttributeId m_weight, m_weightDist, m_weightSpread, m_keepSign, m_delay, m_rule, m_p,
+        m_inDegree, m_seed, m_autapses, m_pending, m_pendingHead;
+    // The CSR is a cache of m_builtWith, the weights one of m_weightsWith over that CSR, both
+    // drawn lazily (hence mutable).
     mutable std::vector<std::int64_t> m_rowStart;
     mutable std::vector<std::int32_t> m_targets;
+    mutable std::vector<float> m_synapseWeights;
     Connectivity m_builtWith;
+    WeightDistribution m_weightsWith;
     mutable bool m_built = false;
+    mutable bool m_weightsDrawn = false;
 };
 
 }  // namespace spike::engine

@@ -1,4 +1,5 @@
-// Device twins of DenseProjection, OneToOneProjection and SparseProjection: the CUDA executor
+// Device twins of DenseProjection, OneToOneProjection and SparseProjection (CSR, per-synapse
+// weights when weight_dist is not constant, delay ring): the CUDA executor
 // delivers them on kernels/network_cuda.hpp's kernels through these (see
 // engine/core/device_runner.hpp).
 #include "engine/network/projections.hpp"
@@ -53,7 +54,8 @@ private:
     kn::DeviceFloats m_weight;
 };
 
-/// SparseProjection: CSR and the delay ring on the device; the ring head lives on the host.
+/// SparseProjection: CSR, per-synapse weights and the delay ring on the device; the ring head
+/// lives on the host.
 class SparseTwin final : public DeviceProjection {
 public:
     explicit SparseTwin(SparseProjection& p) : m_p(&p) {}
@@ -62,6 +64,8 @@ public:
     {
         upload(m_rowStart, m_p->rowStart(), "sparse row starts");
         upload(m_targets, m_p->targets(), "sparse targets");
+        // Empty for weight_dist "constant": a null array, and the kernels use m_weight.
+        upload(m_synapseWeights, m_p->synapseWeights(), "sparse synapse weights");
         upload(m_pending, m_p->tensor("pending"), "sparse pending deliveries");
         m_head = static_cast<std::int64_t>(m_p->tensor("pending_head")[0]);
         m_weight = m_p->weight();
@@ -77,6 +81,7 @@ public:
         d.rowStart = m_rowStart.data();
         d.targets = m_targets.data();
         d.weight = m_weight;
+        d.weights = m_synapseWeights.data();
         d.delay = m_delay;
         d.pending = m_pending.data();
         m_head = kn::sparseDeliverCuda(d, m_head, pre, preStride, steps, post, postStride);
@@ -116,6 +121,7 @@ private:
     SparseProjection* m_p;
     kn::DeviceArray<std::int64_t> m_rowStart;
     kn::DeviceArray<std::int32_t> m_targets;
+    kn::DeviceFloats m_synapseWeights;  ///< parallel to m_targets; empty: every synapse m_weight
     kn::DeviceFloats m_pending;  ///< (delay, Ndst) ring as of load()
     std::int64_t m_head = 0;
     float m_weight = 0.0F;  ///< as of load(), like the ring's size
