@@ -383,14 +383,22 @@ ModelEquations oneToOneEquations()
 ModelEquations sparseEquations()
 {
     return {"Random sparse synapses drawn once from seed (each pair with probability p, or in_degree "
-            "sources per target). A nonzero source value reaches each of its targets delay steps "
-            "later, times weight.",
-            {{kEvent, "post_j += weight * pre_i  # for each synapse i → j of a nonzero pre_i, at t_arrive"},
-             {kDefinition, "t_arrive = t + delay * dt  # a value sent in the step at t reaches its targets"}},
+            "sources per target), each with a weight w: weight itself (weight_dist constant), or "
+            "drawn once around it (uniform or normal, spread weight_spread). A nonzero source value "
+            "reaches each of its targets delay steps later, times w.",
+            {{kEvent, "post_j += w_ij * pre_i  # for each synapse i → j of a nonzero pre_i, at t_arrive"},
+             {kDefinition, "t_arrive = t + delay * dt  # a value sent in the step at t reaches its targets"},
+             {kDefinition, "w_ij = weight  # weight_dist constant"},
+             {kDefinition, "w_ij = weight + weight_spread * (2 * u_ij - 1)  # weight_dist uniform"},
+             {kDefinition, "w_ij = weight + weight_spread * z_ij  # weight_dist normal"},
+             {kDefinition, "w_ij = 0 if sign(w_ij) != sign(weight)  # keep_sign (Dale's law)"}},
             [] {
                 std::vector<EquationSymbol> all = projectionSymbols("pre_i", "post_j");
                 all.push_back({"t", "Time of the step the source sends in", "s"});
                 all.push_back({"t_arrive", "Time of the step the targets receive it in", "s"});
+                all.push_back({"w_ij", "Weight of synapse i → j, drawn once from seed", ""});
+                all.push_back({"u_ij", "Uniform draw in [0, 1), one per synapse", ""});
+                all.push_back({"z_ij", "Standard normal draw, one per synapse", ""});
                 return all;
             }()};
 }
