@@ -126,6 +126,9 @@ nlohmann::json configWithSize(const std::string& type, std::int64_t n);
 /// (10 Hz Poisson input into a LIF layer through the projection a wire offers) fires at rates a
 /// neuroscientist accepts. Empty for types whose engine defaults already do.
 const nlohmann::json& startValues(const std::string& type);
+/// startValues(type) fitted to a module of `config` (a SparseProjection's in_degree at most its
+/// source count); what the editor applies when it builds a module of that config.
+nlohmann::json startValues(const std::string& type, const nlohmann::json& config);
 /// A sentence for users stating startValues(type) ("" when empty), for palette tooltips.
 std::string startValuesText(const std::string& type);
 /// Builds a module; throws Error for an unknown type (listing the known ones) or a bad config.

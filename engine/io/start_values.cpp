@@ -7,6 +7,8 @@
 // rates; tests/test_start_values.cpp measures them, docs/gui.md states them.
 #include "engine/io/module_factory.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <sstream>
 
@@ -17,8 +19,19 @@ namespace {
 const std::map<std::string, nlohmann::json>& table()
 {
     static const std::map<std::string, nlohmann::json> values{
+        // Rockpool's LIF adds each step's synaptic current to the membrane unscaled, so a spike of
+        // weight 1 lifts vmem about 3 thresholds with these time constants: one spike per step at
+        // most keeps any input bounded (1 kHz at dt = 1 ms).
         {"LIF", {{"tau_mem", 0.02}, {"tau_syn", 0.005}, {"threshold", 1.0}, {"max_spikes_per_dt", 1}}},
-        {"SparseProjection", {{"rule", "probability"}, {"p", 0.1}, {"weight", 0.5}}},
+        // Into a palette LIF: about 38 Hz (constant), 50 Hz bursts of 100 ms every 200 ms (pulses),
+        // 0 to 80 Hz and back twice a second (sine).
+        {"ConstantCurrent", {{"amplitude", 0.015}}},
+        {"PulseTrain", {{"amplitude", 0.02}, {"baseline", 0.0}, {"onset", 0.01}, {"duration", 0.1}, {"period", 0.2}}},
+        {"SineCurrent", {{"amplitude", 0.015}, {"offset", 0.015}, {"frequency", 2.0}}},
+        // Ten sources per target whatever the sizes (fewer when the source has fewer channels), each
+        // spike lifting a palette LIF by about a quarter of its threshold: 10 Hz Poisson input gives
+        // about 10 Hz in a first LIF layer and 10 to 25 Hz in a second (tests/test_start_values.cpp).
+        {"SparseProjection", {{"rule", "in_degree"}, {"in_degree", 10}, {"weight", 0.08}}},
     };
     return values;
 }
@@ -30,6 +43,19 @@ const nlohmann::json& startValues(const std::string& type)
     static const nlohmann::json none = nlohmann::json::object();
     const auto it = table().find(type);
     return it == table().end() ? none : it->second;
+}
+
+nlohmann::json startValues(const std::string& type, const nlohmann::json& config)
+{
+    nlohmann::json values = startValues(type);
+    // A sparse projection cannot draw more distinct sources per target than the source has.
+    if (type == "SparseProjection" && values.contains("in_degree") && config.is_object() &&
+        config.contains("shape") && config.at("shape").is_array() && !config.at("shape").empty() &&
+        config.at("shape").front().is_number_integer()) {
+        const std::int64_t sources = config.at("shape").front().get<std::int64_t>();
+        values["in_degree"] = std::max<std::int64_t>(1, std::min<std::int64_t>(values["in_degree"].get<std::int64_t>(), sources));
+    }
+    return values;
 }
 
 std::string startValuesText(const std::string& type)
