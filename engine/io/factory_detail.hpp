@@ -1,5 +1,6 @@
 // Internal to engine/io's module factory: the config readers every type's constructor entry
-// uses (each names the key at fault), and the layer rows of the type table (layer_types.cpp).
+// uses (each names the key at fault), the layer rows of the type table (layer_types.cpp) and
+// every type's settings (type_settings.cpp).
 #pragma once
 
 #include "engine/io/module_factory.hpp"
@@ -70,5 +71,9 @@ inline bool configBool(const nlohmann::json& config, const std::string& key, boo
 
 /// The layers and activations of the type table, in palette order (Linear ... Threshold).
 std::vector<ModuleTypeInfo> layerTypes();
+
+/// The constructor settings of module type `type` (type_settings.cpp), in display order;
+/// empty for types without (containers but Network, projections: their shape follows the wire).
+std::vector<ConfigSetting> typeSettings(const std::string& type);
 
 }  // namespace spike::engine::io_detail

@@ -477,6 +477,11 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
          "Seeded random sparse synapses (probability or in-degree), event-driven, with a delay",
          false, {{"shape", {1, 1}}}, createSparseProjection, "network/projections.hpp", sparseEquations()},
     });
+    // The constructor settings of each row (type_settings.cpp), kept apart so the table stays
+    // one line of identity per type.
+    for (ModuleTypeInfo& info : all) {
+        info.settings = io_detail::typeSettings(info.type);
+    }
     return all;
     }();
     return types;

@@ -1,0 +1,361 @@
+// Module settings and reconfigure(): every registered type's settings read its example config
+// and write it back unchanged; configWithSetting refuses out-of-bounds values, wrong kinds and
+// unknown names with messages naming type and setting; configWithSize; and the carry rule of
+// reconfigure.hpp on LIF (spread, per-neuron arrays grown and shrunk, has_rec switched on,
+// states), Linear (the overlapping weight block), projections, containers and composites, with
+// the reconfigured module simulating bit-identically to one built directly with those values.
+#include "engine/io/module_factory.hpp"
+#include "engine/io/reconfigure.hpp"
+#include "engine/network/network.hpp"
+#include "engine/network/projections.hpp"
+#include "tests/layer_test_helpers.hpp"
+#include "tests/module_compare.hpp"
+
+#include <QtTest/QtTest>
+
+#include <chrono>
+#include <string>
+
+using namespace spike::engine;  // NOLINT: test file
+using nlohmann::json;
+using spike::tests::expectError;
+using spike::tests::uniformTensor;
+
+namespace {
+
+Tensor vec(std::vector<float> v)
+{
+    const auto n = static_cast<std::int64_t>(v.size());
+    return Tensor(Shape{n}, v);
+}
+
+void set(Module& m, const std::string& name, const AttributeValue& v)
+{
+    const Status s = m.setAttribute(name, v);
+    QVERIFY2(s.ok, s.message.c_str());
+}
+
+bool hasNote(const Reconfigured& r, const std::string& fragment)
+{
+    for (const auto& n : r.notes) {
+        if (n.find(fragment) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string notesText(const Reconfigured& r)
+{
+    std::string all;
+    for (const auto& n : r.notes) {
+        all += n + "\n";
+    }
+    return all;
+}
+
+}  // namespace
+
+class TestReconfigure : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyTypeRoundTripsItsSettings()
+    {
+        for (const ModuleTypeInfo& info : moduleTypes()) {
+            const json example = info.exampleConfig;
+            int sizes = 0;
+            for (const ConfigSetting& s : info.settings) {
+                QVERIFY2(s.get && s.set, (info.type + "." + s.name).c_str());
+                const json v = s.get(example);
+                const json back = configWithSetting(info.type, example, s.name, v);
+                // The value reads back, and the rebuilt module's own config agrees with it.
+                const std::string what = info.type + "." + s.name + " = " + v.dump();
+                QVERIFY2(s.get(back) == v, what.c_str());
+                const auto built = createModule(info.type, back);
+                QVERIFY2(s.get(built->config()) == v, (what + ", built: " + built->config().dump()).c_str());
+                sizes += s.size ? 1 : 0;
+            }
+            QVERIFY2(sizes <= 1, info.type.c_str());
+            // Every sized type but containers and projections has a size setting.
+            const bool unsized = info.container || info.category == "projections" ||
+                                 info.category == "templates";
+            if (!unsized) {
+                QVERIFY2(sizes == 1, (info.type + " has no size setting").c_str());
+            }
+            if (info.category == "projections") {
+                QVERIFY2(info.settings.empty(), info.type.c_str());
+            }
+        }
+    }
+
+    void settingsChangeWhatTheySay()
+    {
+        const json lif = configWithSetting("LIF", {{"shape", {3, 1}}, {"has_rec", false}}, "neurons", 100);
+        QCOMPARE(lif.at("shape").dump(), std::string("[300,100]"));  // 3 synapses per neuron kept
+        const json k = configWithSetting("LIF", lif, "synapses", 2);
+        QCOMPARE(k.at("shape").dump(), std::string("[200,100]"));
+        QCOMPARE(configWithSetting("LIF", k, "has_rec", true).at("has_rec").get<bool>(), true);
+        QCOMPARE(configWithSetting("PoissonSource", {{"shape", {1}}}, "channels", 7).dump(),
+                 json({{"shape", {7}}}).dump());
+        const json file = configWithSetting("FileSource", {{"shape", {10, 2}}}, "rows", 4);
+        QCOMPARE(file.at("shape").dump(), std::string("[4,2]"));
+        const json conv = configWithSetting("Conv2d", findModuleType("Conv2d")->exampleConfig,
+                                            "kernel_width", 5);
+        QCOMPARE(conv.at("kernel_size").dump(), std::string("[3,5]"));
+        const auto built = createModule("Conv2d", conv);
+        QCOMPARE(built->config().at("kernel_size").dump(), std::string("[3,5]"));
+        const json lin = configWithSetting("Linear", {{"in_features", 1}, {"out_features", 1}},
+                                           "in_features", 4);
+        QCOMPARE(lin.at("in_features").get<int>(), 4);
+        const json net = configWithSetting("Network", {{"input_ports", {{{"name", "exc"}, {"size", 3}}}}},
+                                           "input_size", 5);
+        QCOMPARE(net.at("input_ports").dump(), std::string(R"([{"name":"exc","size":5}])"));
+    }
+
+    void configWithSettingRefusesBadValues()
+    {
+        const json lif = findModuleType("LIF")->exampleConfig;
+        expectError([&] { configWithSetting("LIF", lif, "neurons", 0); },
+                    "LIF setting 'neurons': expected a whole number in [1, 100000000], got 0");
+        expectError([&] { configWithSetting("LIF", lif, "neurons", -1); }, "LIF setting 'neurons'");
+        expectError([&] { configWithSetting("LIF", lif, "neurons", 1000000000000LL); },
+                    "got 1000000000000");
+        expectError([&] { configWithSetting("LIF", lif, "neurons", 2.5); }, "got 2.5");
+        expectError([&] { configWithSetting("LIF", lif, "neurons", "7"); }, "got \"7\"");
+        expectError([&] { configWithSetting("LIF", lif, "neurons", 18446744073709551615ULL); },
+                    "LIF setting 'neurons'");
+        expectError([&] { configWithSetting("LIF", lif, "has_rec", 1); },
+                    "LIF setting 'has_rec': expected true or false, got 1");
+        expectError([&] { configWithSetting("LIF", lif, "size", 3); },
+                    "LIF has no setting 'size' (settings: 'neurons', 'synapses', 'has_rec')");
+        expectError([&] { configWithSetting("Sequential", json::object(), "size", 3); },
+                    "Sequential has no setting 'size' (it has no settings)");
+        expectError([&] { configWithSetting("NoSuchType", json::object(), "n", 3); },
+                    "unknown module type 'NoSuchType'");
+        expectError([&] { configWithSetting("MLP", findModuleType("MLP")->exampleConfig, "activation", "Foo"); },
+                    "MLP setting 'activation': expected one of 'ReLU', 'GELU', 'Tanh', 'Sigmoid', 'none', got \"Foo\"");
+        // Bounds of one setting hold, the reader refuses the combination, naming the setting.
+        expectError([&] { configWithSetting("LIF", {{"shape", {2000, 1000}}}, "neurons", 60000000); },
+                    "LIF setting 'neurons': 60000000 neurons x 2 synapses exceeds");
+        expectError([&] {
+            configWithSetting("Conv2d", {{"in_channels", 4}, {"out_channels", 4}, {"kernel_size", 3}},
+                              "groups", 3);
+        }, "Conv2d setting 'groups': config 'groups': 3 does not divide");
+        expectError([&] { configWithSetting("Network", {{"input_ports", {{{"name", "exc"}, {"size", 3}},
+                                                                        {{"name", "inh"}, {"size", 1}}}}},
+                                            "input_size", 5); },
+                    "Network setting 'input_size': this side has 2 named ports");
+    }
+
+    void configWithSize()
+    {
+        QCOMPARE(spike::engine::configWithSize("LIF", 100).at("shape").dump(), std::string("[100,100]"));
+        QCOMPARE(spike::engine::configWithSize("PoissonSource", 100).at("shape").dump(), std::string("[100]"));
+        QCOMPARE(spike::engine::configWithSize("Linear", 8).at("out_features").get<int>(), 8);
+        QCOMPARE(createModule("LIF", spike::engine::configWithSize("LIF", 100))->sizeOut(), 100);
+        expectError([] { spike::engine::configWithSize("LIF", 0); }, "LIF setting 'neurons'");
+        expectError([] { spike::engine::configWithSize("Sequential", 3); }, "Sequential has no size setting");
+        expectError([] { spike::engine::configWithSize("DenseProjection", 3); },
+                    "a projection's shape follows its wire");
+    }
+
+    void lifSpreadsOneValue()
+    {
+        auto lif = createModule("LIF", {{"shape", {1, 1}}});
+        set(*lif, "tau_mem", Tensor::scalar(0.03F));
+        set(*lif, "threshold", vec({2.0F}));
+        const Reconfigured r = reconfigure(*lif, spike::engine::configWithSize("LIF", 100));
+        QCOMPARE(r.module->sizeOut(), 100);
+        const Tensor& tau = r.module->tensor("tau_mem");
+        QCOMPARE(tau.numel(), 1);
+        QCOMPARE(tau[0], 0.03F);
+        const Tensor& th = r.module->tensor("threshold");
+        QVERIFY(th.numel() == 1 || th.numel() == 100);
+        for (std::int64_t i = 0; i < th.numel(); ++i) {
+            QCOMPARE(th[i], 2.0F);
+        }
+        QVERIFY2(hasNote(r, "threshold: one value (2) spread"), notesText(r).c_str());
+        QVERIFY2(!hasNote(r, "tau_mem"), notesText(r).c_str());  // a scalar carries as it is
+        QVERIFY(lif->sizeOut() == 1);  // the old module is untouched
+    }
+
+    void perNeuronArraysGrowAndShrink()
+    {
+        auto lif = createModule("LIF", {{"shape", {3, 3}}});
+        set(*lif, "bias", vec({0.1F, 0.2F, 0.3F}));
+        set(*lif, "vmem", vec({0.5F, 0.6F, 0.7F}));
+        const Reconfigured grown = reconfigure(*lif, {{"shape", {5, 5}}});
+        const Tensor& bias = grown.module->tensor("bias");
+        QCOMPARE(bias.shape(), Shape{5});
+        QCOMPARE(bias[0], 0.1F);
+        QCOMPARE(bias[2], 0.3F);
+        QCOMPARE(bias[3], 0.0F);  // the new neurons take the initial value
+        QCOMPARE(bias[4], 0.0F);
+        const Tensor& vmem = grown.module->tensor("vmem");  // a State carries too
+        QCOMPARE(vmem[1], 0.6F);
+        QCOMPARE(vmem[4], 0.0F);
+        QVERIFY2(hasNote(grown, "bias: (3,) -> (5,), the first 3 kept, entries beyond take the initial value"),
+                 notesText(grown).c_str());
+
+        auto five = createModule("LIF", {{"shape", {5, 5}}});
+        set(*five, "bias", vec({1, 2, 3, 4, 5}));
+        const Reconfigured shrunk = reconfigure(*five, {{"shape", {2, 2}}});
+        QVERIFY(shrunk.module->tensor("bias").identical(vec({1, 2})));
+        QVERIFY2(hasNote(shrunk, "bias: (5,) -> (2,), the first 2 kept"), notesText(shrunk).c_str());
+    }
+
+    void hasRecOnGivesRecurrentWeights()
+    {
+        auto lif = createModule("LIF", {{"shape", {8, 4}}, {"has_rec", false}});
+        set(*lif, "leak_mode", std::string("decays"));
+        set(*lif, "alpha", Tensor::scalar(0.5F));
+        const json on = configWithSetting("LIF", lif->config(), "has_rec", true);
+        const Reconfigured r = reconfigure(*lif, on);
+        QCOMPARE(r.module->tensor("w_rec").shape(), (Shape{4, 8}));
+        QCOMPARE(std::get<std::string>(r.module->attribute("leak_mode")), std::string("decays"));
+        QCOMPARE(r.module->tensor("alpha")[0], 0.5F);
+        QVERIFY2(hasNote(r, "w_rec: new"), notesText(r).c_str());
+        // And off again: w_rec is dropped with a note.
+        const Reconfigured off = reconfigure(*r.module, lif->config());
+        QVERIFY(!off.module->hasAttribute("w_rec"));
+        QVERIFY2(hasNote(off, "w_rec: not part of the new configuration"), notesText(off).c_str());
+    }
+
+    void linearKeepsTheOverlappingBlock()
+    {
+        auto lin = createModule("Linear", {{"in_features", 3}, {"out_features", 2}});
+        const Tensor w = uniformTensor(Shape{2, 3}, 7, -1, 1);
+        set(*lin, "weight", w);
+        const Reconfigured r = reconfigure(*lin, {{"in_features", 5}, {"out_features", 2}});
+        const Tensor& nw = r.module->tensor("weight");
+        QCOMPARE(nw.shape(), (Shape{2, 5}));
+        for (std::int64_t o = 0; o < 2; ++o) {
+            for (std::int64_t i = 0; i < 3; ++i) {
+                QCOMPARE(nw.at({o, i}), w.at({o, i}));
+            }
+        }
+        QVERIFY2(hasNote(r, "weight: (2, 3) -> (2, 5), the first 2 x 3 kept"), notesText(r).c_str());
+        QVERIFY(r.module->tensor("bias").identical(lin->tensor("bias")));  // same shape: unchanged
+        const Reconfigured smaller = reconfigure(*lin, {{"in_features", 2}, {"out_features", 1}});
+        QCOMPARE(smaller.module->tensor("weight").at({0, 1}), w.at({0, 1}));
+    }
+
+    void projectionsKeepTheirSettings()
+    {
+        auto dense = createModule("DenseProjection", {{"shape", {1, 1}}});
+        set(*dense, "weight", Tensor(Shape{1, 1}, 0.25F));
+        const Reconfigured d = reconfigure(*dense, {{"shape", {100, 50}}});
+        const Tensor& w = d.module->tensor("weight");
+        QCOMPARE(w.shape(), (Shape{100, 50}));
+        QCOMPARE(w[0], 0.25F);
+        QCOMPARE(w[w.numel() - 1], 0.25F);
+
+        auto sparse = createModule("SparseProjection", {{"shape", {10, 10}}});
+        const Status s = sparse->setAttributes({{"", {{"rule", std::string("probability")},
+                                                      {"p", Tensor::scalar(0.3F)},
+                                                      {"seed", Tensor::scalar(42.0F)},
+                                                      {"weight", Tensor::scalar(-0.5F)}}}});
+        QVERIFY2(s.ok, s.message.c_str());
+        const Reconfigured sp = reconfigure(*sparse, {{"shape", {100, 50}}});
+        QCOMPARE(std::get<std::string>(sp.module->attribute("rule")), std::string("probability"));
+        QCOMPARE(sp.module->tensor("p")[0], 0.3F);
+        QCOMPARE(sp.module->tensor("seed")[0], 42.0F);
+        QCOMPARE(sp.module->tensor("weight")[0], -0.5F);
+        QCOMPARE(sp.module->sizeIn(), 100);
+    }
+
+    void refusedCarryFallsBackPerAttribute()
+    {
+        // in_degree 8 fits 10 sources, not 2: that one value is refused, the rest carry.
+        auto sparse = createModule("SparseProjection", {{"shape", {10, 10}}});
+        const Status s = sparse->setAttributes({{"", {{"rule", std::string("in_degree")},
+                                                      {"in_degree", Tensor::scalar(8.0F)},
+                                                      {"seed", Tensor::scalar(5.0F)}}}});
+        QVERIFY2(s.ok, s.message.c_str());
+        const Reconfigured r = reconfigure(*sparse, {{"shape", {2, 10}}});
+        QCOMPARE(r.module->tensor("seed")[0], 5.0F);
+        QVERIFY(r.module->tensor("in_degree")[0] <= 2.0F);
+        QVERIFY2(hasNote(r, "in_degree: starts at its initial value (the carried value was refused"),
+                 notesText(r).c_str());
+    }
+
+    void badConfigLeavesTheOldModule()
+    {
+        auto lif = createModule("LIF", {{"shape", {3, 3}}});
+        expectError([&] { (void)reconfigure(*lif, {{"shape", {0}}}); }, "config 'Nin'");
+        QCOMPARE(lif->sizeOut(), 3);
+    }
+
+    void reconfiguredSimulatesLikeADirectBuild()
+    {
+        auto lif = createModule("LIF", {{"shape", {4, 4}}, {"has_rec", true}});
+        set(*lif, "tau_mem", vec({0.02F, 0.03F, 0.04F, 0.05F}));
+        set(*lif, "bias", Tensor::scalar(0.2F));
+        const Tensor input = uniformTensor(Shape{20, 4}, 3, 0, 2);
+        (void)lif->evolve(input);  // some state to carry
+        const json config = {{"shape", {6, 6}}, {"has_rec", true}};
+        const Reconfigured r = reconfigure(*lif, config);
+        QCOMPARE(r.module->stepsElapsed(), lif->stepsElapsed());
+
+        // The same values set on a module built directly.
+        auto direct = createModule("LIF", config);
+        AttributeMap values;
+        for (const AttributeView& v : r.module->attributes()) {
+            if (!v.derived) {
+                values.emplace(v.spec->name, *v.value);
+            }
+        }
+        const Status s = direct->setAttributes({{"", values}});
+        QVERIFY2(s.ok, s.message.c_str());
+        spike::tests::compareAttributes(*r.module, *direct);
+        const Tensor more = uniformTensor(Shape{30, 6}, 4, 0, 2);
+        const EvolveResult a = r.module->evolve(more);
+        const EvolveResult b = direct->evolve(more);
+        QVERIFY(a.output.identical(b.output));
+        QVERIFY(a.output.flat().sum() > 0.0F);  // the layer fired: a test that can fail
+    }
+
+    void containersKeepTheirNodes()
+    {
+        auto net = std::make_unique<Network>(3, 3);
+        net->addNode("lif", createModule("LIF", {{"shape", {3, 3}}}));
+        net->connect("in", "lif");
+        net->connect("lif", "out");
+        set(net->getSubmodule("lif"), "bias", vec({1, 2, 3}));
+        const Reconfigured same = reconfigure(*net, net->config());
+        QVERIFY(same.module->getSubmodule("lif").tensor("bias").identical(vec({1, 2, 3})));
+        QCOMPARE(same.module->sizeIn(), 3);
+        expectError([&] { (void)reconfigure(*net, {{"input_size", 4}, {"output_size", 3}}); },
+                    "the connection");
+        QCOMPARE(net->sizeIn(), 3);
+    }
+
+    void compositesCarryByPath()
+    {
+        const json config = findModuleType("MLP")->exampleConfig;
+        auto mlp = createModule("MLP", config);
+        spike::tests::randomize(*mlp, 11);
+        const Reconfigured same = reconfigure(*mlp, config);
+        spike::tests::compareTrees(*same.module, *mlp);
+        QVERIFY2(same.notes.empty(), notesText(same).c_str());
+        const json wider = configWithSetting("MLP", config, "hidden_channels", 20);
+        const Reconfigured r = reconfigure(*mlp, wider);
+        QVERIFY2(!r.notes.empty(), "a wider MLP notes its resized weights");
+        QVERIFY2(hasNote(r, "weight: "), notesText(r).c_str());
+    }
+
+    void millionNeuronsAreFast()
+    {
+        auto lif = createModule("LIF", spike::engine::configWithSize("LIF", 1000000));
+        set(*lif, "bias", uniformTensor(Shape{1000000}, 1, 0, 1));
+        const auto start = std::chrono::steady_clock::now();
+        const Reconfigured r = reconfigure(*lif, spike::engine::configWithSize("LIF", 1200000));
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QCOMPARE(r.module->tensor("bias")[999999], lif->tensor("bias")[999999]);
+        QVERIFY2(s < 2.0, std::to_string(s).c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReconfigure)
+#include "test_reconfigure.moc"
