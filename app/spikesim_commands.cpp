@@ -2,6 +2,7 @@
 #include "app/spikesim_commands.hpp"
 
 #include "engine/io/model_io.hpp"
+#include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/probeable_tree.hpp"
 #include "engine/tensor/npy.hpp"
@@ -101,6 +102,42 @@ void describeAttributes(const Module& m, std::ostringstream& os)
     }
 }
 
+/// The module's constructor settings (ModuleTypeInfo::settings) with their values and bounds:
+/// "    Settings: neurons = 100 in [1, 100000000] (size), has_rec = false (true/false)".
+void describeSettings(const Module& m, std::ostringstream& os)
+{
+    const engine::ModuleTypeInfo* info = engine::findModuleType(m.className());
+    if (info == nullptr || info->settings.empty()) {
+        return;
+    }
+    const nlohmann::json config = m.config();
+    os << "    Settings:";
+    const char* separator = " ";
+    for (const engine::ConfigSetting& s : info->settings) {
+        const nlohmann::json v = s.get(config);
+        os << separator << s.name << " = " << (v.is_string() ? v.get<std::string>() : v.dump());
+        switch (s.kind) {
+        case engine::SettingKind::Integer:
+            os << " in [" << s.min << ", " << s.max << "]";
+            break;
+        case engine::SettingKind::Boolean:
+            os << " (true/false)";
+            break;
+        case engine::SettingKind::Choice: {
+            std::string list;
+            for (const auto& c : s.choices) {
+                list += (list.empty() ? "" : "/") + c;
+            }
+            os << " (" << list << ")";
+            break;
+        }
+        }
+        os << (s.size ? " (size)" : "");
+        separator = ", ";
+    }
+    os << "\n";
+}
+
 /// Splits "PATH.ATTR" into (path, attr); a key without '.' names an attribute of the root.
 std::pair<std::string, std::string> splitKey(const std::string& key)
 {
@@ -126,6 +163,7 @@ std::string describeModel(const std::string& modelPath)
         os << (path.empty() ? "(root)" : path) << "  " << m->className() << "  shape "
            << shapeText(*m) << "  in: " << (m->spikingInput() ? "spikes" : "continuous")
            << "  out: " << (m->spikingOutput() ? "spikes" : "continuous") << "\n";
+        describeSettings(*m, os);
         describeAttributes(*m, os);
         if (const auto* net = dynamic_cast<const engine::Network*>(m)) {
             for (const auto& c : net->connections()) {

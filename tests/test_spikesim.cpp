@@ -59,6 +59,10 @@ private slots:
         QCOMPARE(o.exitCode, 0);
         QVERIFY2(o.out.contains("(root)  Sequential  shape (8, 4)"), qPrintable(o.out));
         QVERIFY(o.out.contains("1  LIF  shape (8, 4)"));
+        // The constructor settings with their values and bounds (ModuleTypeInfo::settings).
+        QVERIFY2(o.out.contains("    Settings: neurons = 4 in [1, 100000000] (size), synapses = 2 in "
+                                "[1, 100000000], has_rec = true (true/false)\n"),
+                 qPrintable(o.out));
         QVERIFY(o.out.contains("[taus]"));
         QVERIFY(o.out.contains("tau_mem"));
         QVERIFY(o.out.contains("Simulation parameters"));
