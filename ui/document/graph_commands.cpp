@@ -3,6 +3,7 @@
 // See graph_commands.hpp.
 #include "ui/document/graph_commands.hpp"
 
+#include "engine/io/model_io.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/core/projection.hpp"
 
@@ -296,13 +297,14 @@ bool takenIn(const engine::Network& net, const std::string& name)
 
 AddNodeCommand::AddNodeCommand(GraphDocument& doc, NodeId network, std::string type,
                                nlohmann::json config, std::string name,
-                               std::optional<QPointF> position)
+                               std::optional<QPointF> position, nlohmann::json attributes)
     : GraphCommand(doc, QStringLiteral("Add %1").arg(QString::fromStdString(type))),
       m_network(network),
       m_type(std::move(type)),
       m_name(std::move(name)),
       m_config(std::move(config)),
-      m_position(position)
+      m_position(position),
+      m_attributes(std::move(attributes))
 {
 }
 
@@ -311,6 +313,15 @@ void AddNodeCommand::apply()
     const engine::Network& net = requireNetwork(m_doc, m_network);
     auto slot = std::make_shared<EditJournal::NodeSlot>();
     slot->held.module = engine::createModule(m_type, m_config);
+    if (m_attributes.is_object() && !m_attributes.empty()) {
+        engine::AttributeMap values;
+        for (const auto& [key, value] : m_attributes.items()) {
+            values.emplace(key, engine::attributeFromJson(value, "/attributes/" + key, "."));
+        }
+        if (engine::Status s = slot->held.module->setAttributes({{"", values}}); !s.ok) {
+            throw Error(m_type + ": " + s.message);
+        }
+    }
     std::string name = m_name;
     if (name.empty()) {
         std::string base = m_type;

@@ -102,9 +102,12 @@ engine::Status pushCommand(GraphDocument& doc, std::unique_ptr<GraphCommand> com
 /// Adds a module built by engine::createModule(type, config) to a Network.
 class AddNodeCommand : public GraphCommand {
 public:
-    /// `name` empty: the type in lower case, made unique.
+    /// `name` empty: the type in lower case, made unique. `attributes` (a JSON object of the
+    /// model format's "attributes", e.g. engine::startValues(type)) are set on the new module
+    /// before it enters the document; a value it refuses refuses the whole command.
     AddNodeCommand(GraphDocument& doc, NodeId network, std::string type, nlohmann::json config,
-                   std::string name = {}, std::optional<QPointF> position = std::nullopt);
+                   std::string name = {}, std::optional<QPointF> position = std::nullopt,
+                   nlohmann::json attributes = nlohmann::json::object());
     void apply() override;
     /// The new node (valid after apply()).
     NodeId node() const { return m_node; }
@@ -114,6 +117,7 @@ private:
     std::string m_type, m_name;
     nlohmann::json m_config;
     std::optional<QPointF> m_position;
+    nlohmann::json m_attributes;
     NodeId m_node;
 };
 
