@@ -6,6 +6,7 @@
 #include "ui/inspector/inspector.hpp"
 
 #include "ui/inspector/inspector_editors.hpp"
+#include "ui/inspector/inspector_settings.hpp"
 
 #include "engine/network/network.hpp"
 
@@ -58,6 +59,12 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
     m_body = new QWidget(m_scroll);
     m_bodyLayout = new QVBoxLayout(m_body);
     m_bodyLayout->setContentsMargins(2, 2, 2, 2);  // the width goes to the rows
+    m_settings = new SettingsPanel(m_body);
+    m_bodyLayout->addWidget(m_settings);
+    connect(m_settings, &SettingsPanel::configured, this, [this](NodeId id) {
+        showNode(id);
+        Q_EMIT configured(id);
+    });
     m_statisticsGroup = new QGroupBox(tr("Statistics"), m_body);
     m_statisticsGroup->setCheckable(true);
     m_statisticsGroup->setChecked(true);
@@ -156,6 +163,7 @@ void Inspector::showNode(NodeId id)
         updateHeader();
         refreshAll();
         refreshStatistics();
+        m_settings->refresh();
         return;
     }
     if (node != m_node) {
@@ -341,9 +349,12 @@ void Inspector::rebuild()
         return std::any_of(m_rows.begin(), m_rows.end(), [g](const Row& r) { return r.group == g; });
     };
     rebuildStatistics();
+    m_settings->showNode(m_doc, m_node);
     // A module with nothing of its own to show (a plain Network): say where its contents are
     // instead of an empty frame.
-    const bool bare = m != nullptr && m_rows.empty() && m_statistics.empty();
+    // Read-only settings alone (a Network's ports) do not make a frame worth showing.
+    const bool bare = m != nullptr && m_rows.empty() && m_statistics.empty() &&
+                      (!m_settings->hasRows() || !m_settings->readOnlyReason().isEmpty());
     QString note = tr("Select a module to inspect its attributes.");
     if (bare) {
         const QString type = QString::fromStdString(m->className());

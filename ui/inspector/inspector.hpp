@@ -3,7 +3,8 @@
 // (Parameters, Simulation parameters, States), in registration order; each row's editor is
 // chosen by inspector_editors.hpp from the spec and the value's shape. A module that computes
 // summary statistics (Module::statistics(), a DynamicsNetwork's weight means) shows them in a
-// read-only "Statistics" group above the attributes.
+// read-only "Statistics" group above the attributes; its constructor settings (size, options)
+// are a "Settings" group above those (inspector_settings.hpp).
 //
 // Owns: its widgets and the rows of the shown module. Holds the document weakly (QPointer) and
 // the node by id. Invariants: every row corresponds to one attribute of module.attributes(), no
@@ -39,6 +40,7 @@ class QVBoxLayout;
 namespace spike::ui {
 
 class AttributeEditor;
+class SettingsPanel;
 
 /// The attribute inspector; see the file comment.
 class Inspector : public QWidget {
@@ -97,6 +99,9 @@ public:
     QString statisticText(const QString& name) const;
     /// The last refusal or validation message shown ("" when none).
     QString lastMessage() const { return m_lastMessage; }
+    /// The Settings group above the attributes (inspector_settings.hpp): the shown module's
+    /// constructor settings.
+    SettingsPanel* settings() const { return m_settings; }
 
     /// Restores every Parameter and SimulationParameter to its default as one undo step;
     /// returns false (with lastMessage()) when refused.
@@ -109,6 +114,9 @@ Q_SIGNALS:
     /// An edit was pushed (one SetAttributeCommand, possibly merged) for attribute `name` of
     /// `id`.
     void edited(spike::ui::NodeId id, const QString& name);
+    /// Module `id` was rebuilt with new settings (one ConfigureNodeCommand); the inspector shows
+    /// it again (the rebuild took it out of the document and put it back under the same id).
+    void configured(spike::ui::NodeId id);
 
 private:
     struct Row {
@@ -166,6 +174,7 @@ private:
     QGroupBox* m_groups[3] = {nullptr, nullptr, nullptr};
     QWidget* m_inner[3] = {nullptr, nullptr, nullptr};  ///< each group's rows, rebuilt per module
     int m_gridRows[3] = {0, 0, 0};
+    SettingsPanel* m_settings = nullptr;
     QGroupBox* m_statisticsGroup = nullptr;
     QWidget* m_statisticsInner = nullptr;  ///< the statistics' rows, rebuilt per module
     std::vector<std::pair<std::string, QLabel*>> m_statistics;  ///< name, value label
