@@ -129,9 +129,12 @@ public Q_SLOTS:
     void selectAll();
 
     // ---- edits: each pushes one undo step (or refuses with editRefused) -------------------
-    /// Adds a module of registry type `type` (its example config) at `scenePos` (snapped), or
-    /// right of the existing nodes when none; selects it. Returns the new node or invalid.
-    NodeId addModule(const QString& type, std::optional<QPointF> scenePos = std::nullopt);
+    /// Adds a module of registry type `type` (its example config, or with `size` its size
+    /// setting set to it: engine::configWithSize) with engine::startValues(type) at `scenePos`
+    /// (snapped), or right of the existing nodes when none; selects it. Returns the new node or
+    /// invalid (a refused size says why at the cursor).
+    NodeId addModule(const QString& type, std::optional<QPointF> scenePos = std::nullopt,
+                     std::optional<std::int64_t> size = std::nullopt);
     /// Puts the selected nodes (and the wires among them) on the clipboard as a fragment.
     bool copySelection();
     /// copySelection(), then deletes the selection (one undo step).

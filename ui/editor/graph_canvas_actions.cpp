@@ -135,7 +135,7 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event)
 
 // ---- adding from the palette --------------------------------------------------------------------
 
-NodeId GraphCanvas::addModule(const QString& type, std::optional<QPointF> scenePos)
+NodeId GraphCanvas::addModule(const QString& type, std::optional<QPointF> scenePos, std::optional<std::int64_t> size)
 {
     if (m_doc == nullptr || refuseReadOnly(tr("Adding a module"))) {
         return {};
@@ -149,8 +149,18 @@ NodeId GraphCanvas::addModule(const QString& type, std::optional<QPointF> sceneP
     if (scenePos) {
         where = snapped(*scenePos);
     }
-    auto command = std::make_unique<AddNodeCommand>(*m_doc, m_network, info->type, info->exampleConfig,
-                                                    std::string{}, where);
+    nlohmann::json config = info->exampleConfig;
+    if (size) {
+        try {
+            config = engine::configWithSize(info->type, *size);
+        } catch (const engine::Error& e) {
+            refuse(QString::fromStdString(e.what()), cursorPos());
+            return {};
+        }
+    }
+    // The values a circuit built from scratch should start with (engine/io/start_values.cpp).
+    auto command = std::make_unique<AddNodeCommand>(*m_doc, m_network, info->type, config, std::string{}, where,
+                                                    engine::startValues(info->type));
     AddNodeCommand* raw = command.get();
     if (!push(std::move(command), cursorPos())) {
         return {};
@@ -207,13 +217,14 @@ bool GraphCanvas::openQuickAdd(const QString& text, std::optional<QPoint> viewPo
     m_quickAddNetwork = m_network;
     if (m_quickAdd == nullptr) {
         m_quickAdd = new QuickAddPopup(this);
-        connect(m_quickAdd, &QuickAddPopup::typeChosen, this, [this](const QString& type) {
+        connect(m_quickAdd, &QuickAddPopup::typeChosen, this, [this](const QString& type, qint64 size) {
             setFocus(Qt::PopupFocusReason);
             if (m_network != m_quickAddNetwork) {
                 refuse(tr("Not added: the canvas shows another network than when you started typing"), cursorPos());
                 return;
             }
-            addModule(type, m_quickAddAt);  // what a palette drop at that point does
+            // What a palette drop at that point does ("LIF 100": with that size).
+            addModule(type, m_quickAddAt, size > 0 ? std::optional<std::int64_t>(size) : std::nullopt);
         });
     }
     m_quickAdd->popup(viewport()->mapToGlobal(at), text);

@@ -187,7 +187,18 @@ void PaletteWidget::populate()
         item->setText(0, type);
         item->setData(0, TypeRole, type);
         item->setData(0, CategoryRole, category);
-        item->setToolTip(0, tr("%1 (%2)\n%3").arg(type, categoryTitle(category), doc));
+        QString tip = tr("%1 (%2)\n%3").arg(type, categoryTitle(category), doc);
+        const QString starts = QString::fromStdString(engine::startValuesText(info.type));
+        if (!starts.isEmpty()) {
+            tip += QLatin1Char('\n') + starts;
+        }
+        for (const engine::ConfigSetting& setting : info.settings) {
+            if (setting.size) {
+                tip += tr("\nType '%1 100' on the canvas to add it with 100 %2.")
+                           .arg(type, QString::fromStdString(setting.name));
+            }
+        }
+        item->setToolTip(0, tip);
         item->setStatusTip(0, doc);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
     }

@@ -5,17 +5,20 @@
 #include "ui/editor/palette_widget.hpp"
 
 #include "engine/io/module_factory.hpp"
+#include "engine/tensor/error.hpp"
 
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace spike::ui {
 
@@ -45,6 +48,23 @@ int rankOf(const QuickAddEntry& entry, const QString& text, const QStringList& w
 }
 
 }  // namespace
+
+std::pair<QString, std::optional<std::int64_t>> quickAddSize(const QString& text)
+{
+    QStringList words = text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    static const QRegularExpression whole(QStringLiteral("^[+-]?[0-9]+$"));
+    if (words.size() < 2 || !whole.match(words.back()).hasMatch()) {
+        return {text, std::nullopt};
+    }
+    const QString number = words.takeLast();
+    bool ok = false;
+    std::int64_t n = number.toLongLong(&ok);
+    if (!ok) {
+        n = number.startsWith(QLatin1Char('-')) ? std::numeric_limits<std::int64_t>::min()
+                                                : std::numeric_limits<std::int64_t>::max();
+    }
+    return {words.join(QLatin1Char(' ')), n};
+}
 
 std::vector<QuickAddEntry> quickAddMatches(const QString& text)
 {
@@ -79,7 +99,8 @@ QuickAddPopup::QuickAddPopup(QWidget* parent) : QFrame(parent, Qt::Popup)
 
     m_edit = new QLineEdit(this);
     m_edit->setPlaceholderText(tr("Module type, category or word of its description"));
-    m_edit->setToolTip(tr("Up/Down choose, Enter adds the module where you typed, Escape closes"));
+    m_edit->setToolTip(tr("Up/Down choose, Enter adds the module where you typed (a number after the name sets "
+                          "its size: LIF 100), Escape closes"));
     m_edit->installEventFilter(this);
 
     m_list = new QTreeWidget(this);
@@ -174,7 +195,7 @@ void QuickAddPopup::refilter(const QString& text)
 {
     m_list->clear();
     const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
-    for (const QuickAddEntry& entry : quickAddMatches(text)) {
+    for (const QuickAddEntry& entry : quickAddMatches(quickAddSize(text).first)) {
         auto* item = new QTreeWidgetItem(m_list);
         const QString category = PaletteWidget::categoryTitle(entry.category);
         item->setText(0, entry.type);
@@ -196,6 +217,23 @@ void QuickAddPopup::refilter(const QString& text)
 void QuickAddPopup::showDocOfCurrent()
 {
     const QTreeWidgetItem* item = m_list->currentItem();
+    const auto size = quickAddSize(m_edit->text()).second;
+    if (item != nullptr && size) {
+        const QString why = sizeRefusal();
+        if (!why.isEmpty()) {
+            m_doc->setText(why);
+            return;
+        }
+        const engine::ModuleTypeInfo* info = engine::findModuleType(item->text(0).toStdString());
+        QString setting;
+        for (const engine::ConfigSetting& s : info->settings) {
+            if (s.size) {
+                setting = QString::fromStdString(s.name);
+            }
+        }
+        m_doc->setText(tr("Enter adds %1 with %2 %3").arg(item->text(0)).arg(*size).arg(setting));
+        return;
+    }
     if (item != nullptr) {
         m_doc->setText(item->statusTip(0));
         return;
@@ -205,15 +243,38 @@ void QuickAddPopup::showDocOfCurrent()
                        .arg(m_edit->text().simplified()));
 }
 
+QString QuickAddPopup::sizeRefusal() const
+{
+    const auto size = quickAddSize(m_edit->text()).second;
+    const engine::ModuleTypeInfo* info = engine::findModuleType(currentType().toStdString());
+    if (!size || info == nullptr) {
+        return {};
+    }
+    const bool sized = std::any_of(info->settings.begin(), info->settings.end(),
+                                   [](const engine::ConfigSetting& s) { return s.size; });
+    if (!sized) {
+        return tr("%1 has no size to set: Enter adds nothing. Remove the number to add it as it is, or set "
+                  "its settings in the Inspector.")
+            .arg(currentType());
+    }
+    try {
+        (void)engine::configWithSize(info->type, *size);
+    } catch (const engine::Error& e) {
+        return tr("%1. Enter adds nothing.").arg(QString::fromStdString(e.what()));
+    }
+    return {};
+}
+
 void QuickAddPopup::choose()
 {
     const QString type = currentType();
-    if (type.isEmpty()) {
+    if (type.isEmpty() || !sizeRefusal().isEmpty()) {
         showDocOfCurrent();  // says why nothing was added; the popup stays for another try
         return;
     }
+    const auto size = quickAddSize(m_edit->text()).second;
     hide();
-    Q_EMIT typeChosen(type);
+    Q_EMIT typeChosen(type, size.value_or(0));
 }
 
 bool QuickAddPopup::eventFilter(QObject* watched, QEvent* event)

@@ -8,6 +8,10 @@
 // Escape or a click outside closes it without a choice. Enter with no match keeps it open and
 // says so. It is a Qt::Popup: it takes the keyboard while shown and never edits the document
 // (the canvas adds the chosen type).
+// A size: text ending in a whole number after the type words ("LIF 100") filters by the words
+// and chooses the type with that size (its size setting, engine::ConfigSetting::size); the line
+// under the list then says what Enter adds ("Enter adds LIF with 100 neurons"), or why it adds
+// nothing (a size out of the setting's bounds, a type without a size setting).
 // Invariants: the list shows exactly quickAddMatches(lineEdit text), in that order; an entry is
 // current whenever the list is not empty.
 // Thread: GUI thread only.
@@ -16,6 +20,9 @@
 #include <QFrame>
 #include <QString>
 
+#include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -36,6 +43,11 @@ struct QuickAddEntry {
 /// containing it, then entries whose type, category or doc contain every whitespace-separated
 /// word of it; registry order within each rank. Empty text: every type, in registry order.
 std::vector<QuickAddEntry> quickAddMatches(const QString& text);
+
+/// `text` split into the filter words and a trailing size: "LIF 100" -> ("LIF", 100). No size
+/// (nullopt) when the last word is not a whole number or it is the only word; a number too large
+/// for 64 bits reads as the largest one (refused by the type's bounds).
+std::pair<QString, std::optional<std::int64_t>> quickAddSize(const QString& text);
 
 /// The quick-add popup; see the file comment.
 class QuickAddPopup : public QFrame {
@@ -58,8 +70,10 @@ public:
     QTreeWidget* list() const { return m_list; }
 
 Q_SIGNALS:
-    /// The user chose `type` (Enter or a click); the popup has closed already.
-    void typeChosen(const QString& type);
+    /// The user chose `type` (Enter or a click), with `size` > 0 the size typed after it
+    /// ("LIF 100"; already checked against the type's size setting), 0 for none; the popup has
+    /// closed already.
+    void typeChosen(const QString& type, qint64 size);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -69,6 +83,8 @@ private:
     void place();
     void choose();
     void showDocOfCurrent();
+    /// With a size typed: "" when the current type takes it, else why not.
+    QString sizeRefusal() const;
 
     QLineEdit* m_edit = nullptr;
     QTreeWidget* m_list = nullptr;
