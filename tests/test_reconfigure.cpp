@@ -13,7 +13,10 @@
 
 #include <QtTest/QtTest>
 
+#include <QFile>
+
 #include <chrono>
+#include <iostream>
 #include <string>
 
 using namespace spike::engine;  // NOLINT: test file
@@ -52,6 +55,33 @@ std::string notesText(const Reconfigured& r)
         all += n + "\n";
     }
     return all;
+}
+
+/// The settings list of docs/model-format.md, generated from ModuleTypeInfo::settings: one
+/// item per type with settings, a sub-item "`name` (size, 1 to 100000000): doc" per setting.
+std::string settingsMarkdown()
+{
+    std::string out;
+    for (const ModuleTypeInfo& info : moduleTypes()) {
+        if (info.settings.empty()) {
+            continue;
+        }
+        out += "- `" + info.type + "`\n";
+        for (const ConfigSetting& s : info.settings) {
+            std::string values;
+            if (s.kind == SettingKind::Integer) {
+                values = std::to_string(s.min) + " to " + std::to_string(s.max);
+            } else if (s.kind == SettingKind::Boolean) {
+                values = "true/false";
+            } else {
+                for (const auto& c : s.choices) {
+                    values += (values.empty() ? "" : "/") + c;
+                }
+            }
+            out += "  - `" + s.name + "` (" + (s.size ? "size, " : "") + values + "): " + s.doc + "\n";
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -146,6 +176,55 @@ private slots:
                                                                         {{"name", "inh"}, {"size", 1}}}}},
                                             "input_size", 5); },
                     "Network setting 'input_size': this side has 2 named ports");
+    }
+
+    void everySettingRefusesWhatItsReaderWould()
+    {
+        for (const ModuleTypeInfo& info : moduleTypes()) {
+            for (const ConfigSetting& s : info.settings) {
+                const std::string named = info.type + " setting '" + s.name + "': expected ";
+                const auto refused = [&](const json& v) {
+                    expectError([&] { configWithSetting(info.type, info.exampleConfig, s.name, v); }, named);
+                };
+                if (s.kind == SettingKind::Integer) {
+                    QVERIFY2(s.min >= -4 && s.max >= s.min, named.c_str());
+                    for (const json& v : {json(s.min - 1), json(s.max + 1), json(1000000000000LL),
+                                          json(-1000000000000LL), json(1.5), json("3"), json(true)}) {
+                        refused(v);
+                    }
+                } else if (s.kind == SettingKind::Boolean) {
+                    refused(1);
+                    refused("true");
+                } else {
+                    QVERIFY2(!s.choices.empty(), named.c_str());
+                    refused("nope");
+                    refused(0);
+                }
+                if (QTest::currentTestFailed()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    void modelFormatListsEverySetting()
+    {
+        // docs/model-format.md carries the generated list between two markers; on a mismatch
+        // the expected text is printed to paste there.
+        QFile doc(QStringLiteral(SPIKE_TEST_DATA_DIR "/../../docs/model-format.md"));
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const std::string text = doc.readAll().toStdString();
+        const std::string begin = "<!-- settings: generated from ModuleTypeInfo::settings -->\n";
+        const std::string end = "<!-- settings end -->";
+        const auto from = text.find(begin);
+        const auto to = text.find(end);
+        QVERIFY2(from != std::string::npos && to != std::string::npos && to > from, "markers missing");
+        const std::string expected = settingsMarkdown();
+        const std::string actual = text.substr(from + begin.size(), to - from - begin.size());
+        if (actual != expected) {
+            std::cout << "docs/model-format.md should list:\n" << expected << std::flush;
+        }
+        QVERIFY2(actual == expected, "docs/model-format.md's settings list is not the generated one (printed above)");
     }
 
     void configWithSize()
