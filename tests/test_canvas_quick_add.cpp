@@ -4,7 +4,9 @@
 // it, Escape, a click outside and an unknown name add nothing (the last says so), Tab opens the
 // whole list while F, Delete and Ctrl chords keep their meaning, a read-only view refuses, a
 // group adds into itself, a running simulation is rebuilt as after a palette drop, the popup
-// stays on the screen, an empty network shows a hint; hovering a port shows its own tooltip.
+// stays on the screen, an empty network shows a hint; hovering a port shows its own tooltip;
+// "LIF 100" adds 100 neurons with the start values, a size out of bounds or for a type without
+// one adds nothing and says why.
 #include "tests/graph_canvas_test_helpers.hpp"
 
 #include "ui/editor/quick_add_popup.hpp"
@@ -126,6 +128,46 @@ private Q_SLOTS:
         QCOMPARE(bySource.front().type, QStringLiteral("PoissonSource"));
         // Projections sit on wires: never offered.
         QVERIFY(quickAddMatches(QStringLiteral("DenseProjection")).empty());
+    }
+
+    void typingASizeAfterTheNameAddsThatMany()
+    {
+        Fixture f;
+        pointAt(f.canvas, QPoint(40, 40));
+        const int steps = f.doc.undoStack()->count();
+        QTest::keyClicks(f.canvas.viewport(), QStringLiteral("LIF 100"));
+        QuickAddPopup* popup = shownPopup(f.canvas);
+        QVERIFY(popup != nullptr);
+        QCOMPARE(popup->currentType(), QStringLiteral("LIF"));  // filtered by the words only
+        QCOMPARE(popup->message(), QStringLiteral("Enter adds LIF with 100 neurons"));
+        QTest::keyClick(popup->lineEdit(), Qt::Key_Return);
+        QVERIFY(shownPopup(f.canvas) == nullptr);
+        QCOMPARE(f.doc.undoStack()->count(), steps + 1);
+        const NodeId added = f.canvas.selectedNodes().value(0);
+        QCOMPARE(f.doc.nodeData(added, NodeRole::Type).toString(), QStringLiteral("LIF"));
+        QCOMPARE(f.doc.module(added)->shape().back(), std::int64_t{100});
+        // With the start values a circuit built from scratch needs.
+        const auto& start = spike::engine::startValues("LIF");
+        const auto& tau = std::get<spike::engine::Tensor>(f.doc.module(added)->attribute("tau_mem"));
+        QCOMPARE(tau.data()[0], start.at("tau_mem").get<float>());
+        // Out of bounds, negative, and a type without a size: said, nothing added.
+        for (const QString& text : {QStringLiteral("LIF 0"), QStringLiteral("LIF -5"),
+                                    QStringLiteral("LIF 1000000000000"), QStringLiteral("Sequential 3")}) {
+            pointAt(f.canvas, QPoint(40, 40));
+            QTest::keyClicks(f.canvas.viewport(), text);
+            popup = shownPopup(f.canvas);
+            QVERIFY(popup != nullptr);
+            QVERIFY2(popup->message().contains(QStringLiteral("Enter adds nothing")), qPrintable(popup->message()));
+            QTest::keyClick(popup->lineEdit(), Qt::Key_Return);
+            QVERIFY(shownPopup(f.canvas) != nullptr);  // stays for another try
+            QCOMPARE(f.doc.undoStack()->count(), steps + 1);
+            QTest::keyClick(popup->lineEdit(), Qt::Key_Escape);
+        }
+        // The split: a trailing whole number after words; a lone number is a filter.
+        QCOMPARE(quickAddSize(QStringLiteral("poisson source 20")).first, QStringLiteral("poisson source"));
+        QCOMPARE(quickAddSize(QStringLiteral("poisson source 20")).second.value_or(0), std::int64_t{20});
+        QVERIFY(!quickAddSize(QStringLiteral("100")).second.has_value());
+        QVERIFY(!quickAddSize(QStringLiteral("LIF 1.5")).second.has_value());
     }
 
     void anUnknownNameAddsNothingAndSaysSo()
