@@ -424,6 +424,49 @@ private slots:
         QVERIFY2(hasNote(r, "weight: "), notesText(r).c_str());
     }
 
+    void everyTypeReconfiguresToItselfUnchanged()
+    {
+        for (const ModuleTypeInfo& info : moduleTypes()) {
+            auto m = createModule(info.type, info.exampleConfig);
+            if (info.category == "layers" || info.category == "templates") {
+                spike::tests::randomize(*m, 5);  // weights that are not one value spread
+            }
+            const Reconfigured r = reconfigure(*m, m->config());
+            QVERIFY2(r.notes.empty(), (info.type + ": " + notesText(r)).c_str());
+            spike::tests::compareTrees(*r.module, *m);
+            if (QTest::currentTestFailed()) {
+                qWarning("type %s", info.type.c_str());
+                return;
+            }
+        }
+    }
+
+    void convKernelGrowsAroundTheOldBlock()
+    {
+        // Rank 4: weight (out, in, kh, kw); the old 3 x 3 taps stay at the top left of 5 x 4.
+        const json config = {{"in_channels", 2}, {"out_channels", 3}, {"kernel_size", 3}};
+        auto conv = createModule("Conv2d", config);
+        spike::tests::randomize(*conv, 9);
+        json bigger = configWithSetting("Conv2d", config, "kernel_height", 5);
+        bigger = configWithSetting("Conv2d", bigger, "kernel_width", 4);
+        const Reconfigured r = reconfigure(*conv, bigger);
+        const Tensor& before = conv->tensor("weight");
+        const Tensor& after = r.module->tensor("weight");
+        QCOMPARE(after.shape(), (Shape{3, 2, 5, 4}));
+        for (std::int64_t o = 0; o < 3; ++o) {
+            for (std::int64_t i = 0; i < 2; ++i) {
+                for (std::int64_t y = 0; y < 3; ++y) {
+                    for (std::int64_t x = 0; x < 3; ++x) {
+                        QCOMPARE(after.at({o, i, y, x}), before.at({o, i, y, x}));
+                    }
+                }
+            }
+        }
+        QVERIFY(r.module->tensor("bias").identical(conv->tensor("bias")));
+        QVERIFY2(hasNote(r, "weight: (3, 2, 3, 3) -> (3, 2, 5, 4), the first 3 x 2 x 3 x 3 kept"),
+                 notesText(r).c_str());
+    }
+
     void millionNeuronsAreFast()
     {
         auto lif = createModule("LIF", spike::engine::configWithSize("LIF", 1000000));
