@@ -254,7 +254,8 @@ private slots:
         for (std::int64_t i = 0; i < th.numel(); ++i) {
             QCOMPARE(th[i], 2.0F);
         }
-        QVERIFY2(hasNote(r, "threshold: one value (2) spread"), notesText(r).c_str());
+        QVERIFY2(hasNote(r, "threshold: (1,) -> (), the same one value (2)"), notesText(r).c_str());
+
         QVERIFY2(!hasNote(r, "tau_mem"), notesText(r).c_str());  // a scalar carries as it is
         QVERIFY(lif->sizeOut() == 1);  // the old module is untouched
     }
@@ -329,6 +330,7 @@ private slots:
         QCOMPARE(w.shape(), (Shape{100, 50}));
         QCOMPARE(w[0], 0.25F);
         QCOMPARE(w[w.numel() - 1], 0.25F);
+        QVERIFY2(hasNote(d, "weight: one value (0.25) spread to (100, 50)"), notesText(d).c_str());
 
         auto sparse = createModule("SparseProjection", {{"shape", {10, 10}}});
         const Status s = sparse->setAttributes({{"", {{"rule", std::string("probability")},

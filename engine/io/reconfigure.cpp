@@ -97,10 +97,11 @@ std::optional<Tensor> carry(const std::string& label, const AttributeSpec& spec,
         return old;  // rule 1
     }
     if (uniform(old)) {  // rule 2
-        notes.push_back(label + ": one value (" + describeValue(AttributeValue(Tensor::scalar(old[0]))) +
-                        ") spread to " + (fresh.numel() == 1 ? std::string("the new shape ")
-                                                               : std::to_string(fresh.numel()) + " entries ") +
-                        fresh.shape().toString());
+        const std::string value = describeValue(AttributeValue(Tensor::scalar(old[0])));
+        notes.push_back(fresh.numel() == 1
+                            ? label + ": " + from + " -> " + fresh.shape().toString() + ", the same one value (" +
+                                  value + ")"
+                            : label + ": one value (" + value + ") spread to " + fresh.shape().toString());
         return Tensor(fresh.shape(), old[0]);
     }
     // Rule 3 over the new module's own value, or over its one value spread to a shape of the
