@@ -342,8 +342,12 @@ private slots:
                          {"weight_spread", scalar(0.2F)}});
         const std::vector<std::int32_t> targets = sp->targets();
         const std::vector<float> before = sp->synapseWeights();
+        QVERIFY(sp->weightsDrawn());
         QVERIFY(sp->setAttribute("weight_spread", scalar(0.1F)).ok);
         QVERIFY(sp->synapsesDrawn());  // the CSR stays
+        // Asking for the synapses (the editor's wire label does) draws no weights.
+        QCOMPARE(sp->synapseCount(), std::int64_t(100000));
+        QVERIFY(!sp->weightsDrawn());
         const std::vector<float>& after = sp->synapseWeights();
         QCOMPARE(after.size(), before.size());
         // The same uniform draws u, half the spread: w - mean halves.
@@ -436,7 +440,7 @@ private slots:
             saveModel(path, original, SaveOptions{-1});
             auto loaded = loadModel(path);
             auto& sp = dynamic_cast<SparseProjection&>(*loaded);
-            QVERIFY(!sp.synapsesDrawn());
+            QVERIFY(!sp.synapsesDrawn() && !sp.weightsDrawn());
             QCOMPARE(std::get<std::string>(sp.attribute("weight_dist")), std::get<std::string>(dist));
             QCOMPARE(sp.tensor("weight_spread")[0], 0.15F);
             QCOMPARE(sp.tensor("keep_sign")[0], 0.0F);

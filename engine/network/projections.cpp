@@ -403,11 +403,9 @@ void SparseProjection::attributesChanged()
     }
 }
 
-void SparseProjection::ensureBuilt() const
+void SparseProjection::ensureWeights() const
 {
-    if (!m_built) {
-        drawSynapses();
-    }
+    ensureSynapses();
     if (!m_weightsDrawn) {
         m_synapseWeights =
             drawSynapseWeights(m_weightsWith, static_cast<std::int64_t>(m_targets.size()));
@@ -415,8 +413,11 @@ void SparseProjection::ensureBuilt() const
     }
 }
 
-void SparseProjection::drawSynapses() const
+void SparseProjection::ensureSynapses() const
 {
+    if (m_built) {
+        return;
+    }
     m_rowStart.clear();
     m_targets.clear();
     const std::int64_t nSrc = sizeSource();

@@ -28,11 +28,12 @@
 // the source's spike lists, skips the pass over the row. Both walk the active channels in
 // ascending order, so every target sums the same terms in the same order.
 //
-// Per-synapse weights (weight_dist "uniform" or "normal") are drawn with the CSR, lazily, in CSR
-// order from the seed on a stream of their own (sparse_draw.hpp), so the distribution never
-// changes which synapses exist, and stored beside targets() (4 bytes per synapse). Changing
-// weight, weight_spread, weight_dist or keep_sign redraws only them, O(synapses), which is why
-// they stay live-editable; "constant" stores none and multiplies by weight, as before.
+// Per-synapse weights (weight_dist "uniform" or "normal") are drawn lazily too, after the CSR, on
+// first delivery (or synapseWeights()), in CSR order from the seed on a stream of their own
+// (sparse_draw.hpp), so the distribution never changes which synapses exist, and stored beside
+// targets() (4 bytes per synapse). Changing weight, weight_spread, weight_dist or keep_sign
+// redraws only them, O(synapses), which is why they stay live-editable; "constant" stores none
+// and multiplies by weight, as before.
 //
 // Delay d ≥ 1: the "pending" State is a ring of d rows of Ndst values and "pending_head"
 // (h) the row delivered next. Each step t, in this order:
@@ -116,27 +117,31 @@ public:
     /// copy draws them when it first evolves it.
     const std::vector<std::int64_t>& rowStart() const
     {
-        ensureBuilt();
+        ensureSynapses();
         return m_rowStart;
     }
     const std::vector<std::int32_t>& targets() const
     {
-        ensureBuilt();
+        ensureSynapses();
         return m_targets;
     }
     std::int64_t synapseCount() const { return static_cast<std::int64_t>(targets().size()); }
-    /// Per-synapse weights, parallel to targets() (synapse s weighs synapseWeights()[s]), drawn
-    /// with the synapses (see rowStart()) and again after a change of weight, weight_spread,
-    /// weight_dist, keep_sign or seed. Empty for weight_dist "constant": every synapse weighs
-    /// weight().
+    /// Per-synapse weights, parallel to targets() (synapse s weighs synapseWeights()[s]). Drawn
+    /// on first use (this accessor, evolve(), the device twin; the synapses first when they are
+    /// not drawn yet) after a change of weight, weight_spread, weight_dist, keep_sign or the
+    /// connectivity; rowStart() and targets() draw no weights. Empty for weight_dist
+    /// "constant": every synapse weighs weight().
     const std::vector<float>& synapseWeights() const
     {
-        ensureBuilt();
+        ensureWeights();
         return m_synapseWeights;
     }
     /// Whether the synapses of the current settings are drawn (false after a change until the
     /// first use).
     bool synapsesDrawn() const { return m_built; }
+    /// Whether the per-synapse weights of the current settings are drawn (false after a change
+    /// until the first use; true for "constant", which draws nothing, once the synapses are).
+    bool weightsDrawn() const { return m_built && m_weightsDrawn; }
     /// The synaptic weight (the "weight" attribute): every synapse's for weight_dist "constant",
     /// else the mean the per-synapse weights are drawn around.
     float weight() const;
@@ -158,11 +163,11 @@ private:
         bool operator==(const Connectivity&) const = default;
     };
 
-    /// Draws the CSR from m_builtWith when it is not drawn yet (see rowStart()), then the
-    /// per-synapse weights from m_weightsWith when they are not.
-    void ensureBuilt() const;
-    /// Draws the CSR from m_builtWith (ensureBuilt()'s first half).
-    void drawSynapses() const;
+    /// Draws the CSR from m_builtWith when it is not drawn yet (see rowStart()).
+    void ensureSynapses() const;
+    /// ensureSynapses(), then draws the per-synapse weights from m_weightsWith when they are not
+    /// drawn yet (see synapseWeights()).
+    void ensureWeights() const;
     /// The delay ring around scatterStep(t, row), which adds presynaptic step t's synapses into
     /// `row` (post[t] itself without delay, else the ring row that reaches post[t + delay]).
     template <typename ScatterStep>
