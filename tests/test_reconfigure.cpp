@@ -469,6 +469,41 @@ private slots:
                  notesText(r).c_str());
     }
 
+    void checkingBuildsNothingLarge()
+    {
+        // configWithSize checks "LIF 100000000" with the reader alone: no 10^8-neuron layer is
+        // built per keystroke of the quick-add list.
+        const auto start = std::chrono::steady_clock::now();
+        for (const char* type : {"LIF", "LIFRefrac", "CUBALIF", "PoissonSource", "FileSource", "Linear",
+                                 "BatchNorm1d", "LayerNorm", "ReLU", "PReLU"}) {
+            const json c = spike::engine::configWithSize(type, 100000000);
+            QVERIFY2(!c.empty(), type);
+        }
+        expectError([] { spike::engine::configWithSize("LSTM", 100000000); },
+                    "LSTM setting 'hidden_size': config: a (400000000, 100000000) weight matrix is larger");
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QVERIFY2(s < 1.0, std::to_string(s).c_str());
+        // What the check accepts, the type builds: every whole-number setting at its lower bound.
+        for (const ModuleTypeInfo& info : moduleTypes()) {
+            for (const ConfigSetting& setting : info.settings) {
+                if (setting.kind != SettingKind::Integer) {
+                    continue;
+                }
+                json c;
+                try {
+                    c = configWithSetting(info.type, info.exampleConfig, setting.name, setting.min);
+                } catch (const Error&) {
+                    continue;  // refused in combination with the example's other settings
+                }
+                try {
+                    QVERIFY(createModule(info.type, c) != nullptr);
+                } catch (const Error& e) {
+                    QFAIL((info.type + "." + setting.name + ": checked, then refused: " + e.what()).c_str());
+                }
+            }
+        }
+    }
+
     void millionNeuronsAreFast()
     {
         auto lif = createModule("LIF", spike::engine::configWithSize("LIF", 1000000));

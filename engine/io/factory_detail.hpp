@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spike::engine::io_detail {
@@ -68,6 +70,34 @@ inline bool configBool(const nlohmann::json& config, const std::string& key, boo
     return config.at(key).get<bool>();
 }
 
+
+/// Whether configWithSetting is checking a config on this thread: then the readers of the types
+/// whose settings can make them large build nothing after their checks (a 10^8-neuron LIF takes
+/// seconds and gigabytes to build, and the quick-add list checks a size per keystroke). Such a
+/// reader checks everything its module's constructor would refuse.
+bool checkingOnly();
+
+/// Makes checkingOnly() true on this thread while it lives.
+class CheckingOnly {
+public:
+    CheckingOnly();
+    ~CheckingOnly();
+    CheckingOnly(const CheckingOnly&) = delete;
+    CheckingOnly& operator=(const CheckingOnly&) = delete;
+
+private:
+    bool m_previous;
+};
+
+/// A reader's last step: the module built from `args`, or nullptr while checkingOnly().
+template <typename T, typename... Args>
+std::unique_ptr<Module> buildUnlessChecking(Args&&... args)
+{
+    if (checkingOnly()) {
+        return nullptr;
+    }
+    return std::make_unique<T>(std::forward<Args>(args)...);
+}
 
 /// The layers and activations of the type table, in palette order (Linear ... Threshold).
 std::vector<ModuleTypeInfo> layerTypes();

@@ -31,21 +31,21 @@ std::unique_ptr<Module> createSized(const nlohmann::json& config)
 {
     requireObject(config);
     rejectUnknownKeys(config, {"shape"});
-    return std::make_unique<T>(featureCount(config));
+    return buildUnlessChecking<T>(featureCount(config));
 }
 
 std::unique_ptr<Module> createGelu(const nlohmann::json& config)
 {
     requireObject(config);
     rejectUnknownKeys(config, {"shape"});
-    return std::make_unique<GELU>(featureCount(config));
+    return buildUnlessChecking<GELU>(featureCount(config));
 }
 
 std::unique_ptr<Module> createThreshold(const nlohmann::json& config)
 {
     requireObject(config);
     rejectUnknownKeys(config, {"shape"});
-    return std::make_unique<Threshold>(0.0F, 0.0F, featureCount(config));
+    return buildUnlessChecking<Threshold>(0.0F, 0.0F, featureCount(config));
 }
 
 std::unique_ptr<Module> createPrelu(const nlohmann::json& config)
@@ -54,7 +54,7 @@ std::unique_ptr<Module> createPrelu(const nlohmann::json& config)
     rejectUnknownKeys(config, {"shape", "num_parameters"});
     const std::int64_t count =
         config.contains("num_parameters") ? configInt(config, "num_parameters", 1, kMaxNeurons) : 1;
-    return std::make_unique<PReLU>(count, 0.25F, featureCount(config));
+    return buildUnlessChecking<PReLU>(count, 0.25F, featureCount(config));
 }
 
 std::unique_ptr<Module> createLinear(const nlohmann::json& config)
@@ -79,7 +79,7 @@ std::unique_ptr<Module> createLinear(const nlohmann::json& config)
         }
         bias = config.at("bias").get<bool>();
     }
-    return std::make_unique<Linear>(in, out, bias);
+    return buildUnlessChecking<Linear>(in, out, bias);
 }
 
 /// Reads an optional (height, width) config entry: one whole number for both or [h, w].
@@ -149,7 +149,7 @@ std::unique_ptr<Module> createBatchNorm1d(const nlohmann::json& config)
     if (c * std::max<std::int64_t>(length, 1) > kMaxNeurons) {
         throw Error("config 'length': num_features x length exceeds 10^8 features");
     }
-    return std::make_unique<BatchNorm1d>(c, 1e-5, 0.1, configBool(config, "affine", true),
+    return buildUnlessChecking<BatchNorm1d>(c, 1e-5, 0.1, configBool(config, "affine", true),
                                          configBool(config, "track_running_stats", true), length);
 }
 
@@ -165,7 +165,7 @@ std::unique_ptr<Module> createBatchNorm2d(const nlohmann::json& config)
     if (c * inputSize[0] * inputSize[1] > kMaxNeurons) {
         throw Error("config 'input_size': num_features x height x width exceeds 10^8 features");
     }
-    return std::make_unique<BatchNorm2d>(c, 1e-5, 0.1, configBool(config, "affine", true),
+    return buildUnlessChecking<BatchNorm2d>(c, 1e-5, 0.1, configBool(config, "affine", true),
                                          configBool(config, "track_running_stats", true), inputSize);
 }
 
@@ -193,7 +193,7 @@ std::unique_ptr<Module> createLayerNorm(const nlohmann::json& config)
         throw Error("config 'normalized_shape': expected a whole number or a list of 1 to 3, got " +
                     shape.dump());
     }
-    return std::make_unique<LayerNorm>(dims, 1e-5, configBool(config, "elementwise_affine", true),
+    return buildUnlessChecking<LayerNorm>(dims, 1e-5, configBool(config, "elementwise_affine", true),
                                        configBool(config, "bias", true));
 }
 
@@ -204,7 +204,7 @@ std::unique_ptr<Module> createFlatten(const nlohmann::json& config)
     const auto dim = [&](const char* key, int fallback) {
         return config.contains(key) ? static_cast<int>(configInt(config, key, -4, 3)) : fallback;
     };
-    return std::make_unique<Flatten>(featureCount(config), dim("start_dim", 1), dim("end_dim", -1));
+    return buildUnlessChecking<Flatten>(featureCount(config), dim("start_dim", 1), dim("end_dim", -1));
 }
 
 std::unique_ptr<Module> createLstm(const nlohmann::json& config)
@@ -235,7 +235,7 @@ std::unique_ptr<Module> createLstm(const nlohmann::json& config)
         }
         return config.at(key).get<bool>();
     };
-    return std::make_unique<LSTM>(in, hidden, layers, flag("bias", true),
+    return buildUnlessChecking<LSTM>(in, hidden, layers, flag("bias", true),
                                   flag("batch_first", false));
 }
 

@@ -52,11 +52,15 @@ std::unique_ptr<Module> createLif(const nlohmann::json& config)
         }
         hasRec = config.at("has_rec").get<bool>();
     }
+    if (nIn % nOut != 0) {  // the constructor's own check and message, before anything is built
+        throw Error("LIF: shape (" + std::to_string(nIn) + ", " + std::to_string(nOut) +
+                    ") is invalid; Nin must be a positive multiple of Nout (Nin = Nout * n_synapses)");
+    }
     if (hasRec && nOut * nIn > Tensor::kMaxElements) {
         throw Error("config 'shape': a recurrent layer of shape (" + std::to_string(nIn) + ", " +
                     std::to_string(nOut) + ") needs a weight matrix larger than the tensor limit");
     }
-    return std::make_unique<LIF>(nIn, nOut, hasRec);
+    return io_detail::buildUnlessChecking<LIF>(nIn, nOut, hasRec);
 }
 
 std::unique_ptr<Module> createLifRefrac(const nlohmann::json& config)
@@ -75,7 +79,7 @@ std::unique_ptr<Module> createLifRefrac(const nlohmann::json& config)
         throw Error("config 'shape': LIFRefrac has one input channel per neuron (Nin = Nout); "
                     "expected [N] or [N, N], got " + shape.dump());
     }
-    return std::make_unique<LIFRefrac>(n);
+    return io_detail::buildUnlessChecking<LIFRefrac>(n);
 }
 
 std::unique_ptr<Module> createCubaLif(const nlohmann::json& config)
@@ -90,7 +94,7 @@ std::unique_ptr<Module> createCubaLif(const nlohmann::json& config)
         throw Error("config 'shape': expected [N], the number of neurons (CUBALIF has 2N input "
                     "channels, N excitatory then N inhibitory), got " + shape.dump());
     }
-    return std::make_unique<CUBALIF>(configInt({{"N", shape.front()}}, "N", 1, kMaxNeurons));
+    return io_detail::buildUnlessChecking<CUBALIF>(configInt({{"N", shape.front()}}, "N", 1, kMaxNeurons));
 }
 
 std::unique_ptr<Module> createModuleList(const nlohmann::json& config)
@@ -171,7 +175,7 @@ std::unique_ptr<Module> createSource(const nlohmann::json& config)
     if (!shape.is_array() || shape.size() != 1) {
         throw Error("config 'shape': expected [N], the number of channels, got " + shape.dump());
     }
-    return std::make_unique<T>(configInt({{"N", shape.front()}}, "N", 1, kMaxNeurons));
+    return io_detail::buildUnlessChecking<T>(configInt({{"N", shape.front()}}, "N", 1, kMaxNeurons));
 }
 
 /// FileSource: config "shape" [T, N] (rows, channels); the samples are its "data" attribute.
@@ -193,7 +197,7 @@ std::unique_ptr<Module> createFileSource(const nlohmann::json& config)
         throw Error("config 'shape': (" + std::to_string(steps) + ", " + std::to_string(n) +
                     ") is larger than the tensor limit");
     }
-    return std::make_unique<FileSource>(steps, n);
+    return io_detail::buildUnlessChecking<FileSource>(steps, n);
 }
 
 /// Projections: config "shape" [Nsrc, Ndst] (`square`: [N]), each extent in [1, 10^8].

@@ -1,6 +1,7 @@
 // The constructor settings of every module type (ModuleTypeInfo::settings, module_factory.hpp):
 // which config entry each one reads and writes, its kind, bounds and a line for users, plus the
-// two functions that apply them (configWithSetting, configWithSize). The bounds are the config
+// two functions that apply them (configWithSetting, configWithSize), which run the type's config
+// reader without building large modules (io_detail::CheckingOnly). The bounds are the config
 // readers' own (module_factory.cpp, layer_types.cpp, the composites' fromConfig), so a value
 // accepted here is refused by a reader only for a reason that involves several settings (a
 // product over the tensor limit, groups not dividing the channels). Stateless; any thread.
@@ -405,6 +406,25 @@ std::map<std::string, std::vector<ConfigSetting>> settingsTable()
 
 }  // namespace
 
+namespace {
+thread_local bool t_checkingOnly = false;
+}  // namespace
+
+bool checkingOnly()
+{
+    return t_checkingOnly;
+}
+
+CheckingOnly::CheckingOnly() : m_previous(t_checkingOnly)
+{
+    t_checkingOnly = true;
+}
+
+CheckingOnly::~CheckingOnly()
+{
+    t_checkingOnly = m_previous;
+}
+
 std::vector<ConfigSetting> typeSettings(const std::string& type)
 {
     static const std::map<std::string, std::vector<ConfigSetting>> table = settingsTable();
@@ -487,7 +507,9 @@ nlohmann::json configWithSetting(const std::string& type, const nlohmann::json& 
     nlohmann::json out;
     try {
         out = it->set(config, value);
-        createModule(type, out);
+        // The type's reader checks it; the large types build nothing while checking.
+        const io_detail::CheckingOnly checking;
+        (void)createModule(type, out);
     } catch (const Error& e) {
         throw Error(prefix + e.what());
     } catch (const nlohmann::json::exception& e) {
