@@ -270,6 +270,41 @@ private Q_SLOTS:
         QCOMPARE(doc.toJson(), saved);
     }
 
+    void theGroupFitsTheDockWidths()
+    {
+        // The inspector dock is 330 to 560 px wide: every settings widget within it, no sideways
+        // scroll. SPIKE_SCREENSHOT_DIR set: the inspector is saved there to be looked at.
+        Scene s(wiredModel());
+        GraphDocument& doc = s.f.doc;
+        push(doc, std::make_unique<DisconnectCommand>(
+                      doc, std::vector<ConnectionId>{doc.findConnection(doc.rootId(), "one")}));
+        s.inspector.showNode(doc.findNode("lif"));
+        typeSetting(s.inspector, sizeSetting("LIF"), QStringLiteral("100"));
+        typeSetting(s.inspector, sizeSetting("LIF"), QStringLiteral("0"));  // a refusal shown too
+        for (const int width : {330, 560}) {
+            s.inspector.resize(width, 900);
+            settle();
+            SettingsPanel* panel = s.inspector.settings();
+            QVERIFY(panel->isVisible());
+            const QRect inside = s.inspector.rect();
+            for (QWidget* w : panel->findChildren<QWidget*>()) {
+                if (!w->isVisible()) {
+                    continue;
+                }
+                const QRect r(w->mapTo(&s.inspector, QPoint(0, 0)), w->size());
+                QVERIFY2(r.left() >= inside.left() && r.right() <= inside.right(),
+                         qPrintable(QStringLiteral("%1 '%2' at %3..%4 of %5 px")
+                                        .arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())
+                                        .arg(r.left())
+                                        .arg(r.right())
+                                        .arg(width)));
+            }
+            if (const QByteArray dir = qgetenv("SPIKE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+                s.inspector.grab().save(QStringLiteral("%1/settings_%2.png").arg(QString::fromLocal8Bit(dir)).arg(width));
+            }
+        }
+    }
+
     void aRunningSimulationContinuesThroughAResize()
     {
         Scene s(wiredModel());

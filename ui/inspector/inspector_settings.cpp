@@ -146,11 +146,17 @@ void SettingsPanel::showNode(GraphDocument* doc, NodeId id)
     if (m_notesNode != m_node) {
         m_noteLines.clear();
     }
+    // What did not carry over unchanged, a line each (a composite's long list is cut short).
+    constexpr std::size_t kMaxNoteLines = 8;
     QStringList lines;
-    for (const std::string& line : m_noteLines) {
-        lines << QString::fromStdString(line);
+    for (std::size_t i = 0; i < m_noteLines.size() && i < kMaxNoteLines; ++i) {
+        lines << QStringLiteral("\u2022 ") + QString::fromStdString(m_noteLines[i]);
     }
-    m_notes->setText(lines.isEmpty() ? QString() : tr("Last change: %1").arg(lines.join(QStringLiteral("\n"))));
+    if (m_noteLines.size() > kMaxNoteLines) {
+        lines << tr("\u2026 and %1 more").arg(m_noteLines.size() - kMaxNoteLines);
+    }
+    m_notes->setText(lines.isEmpty() ? QString()
+                                     : tr("The last change kept every other value:\n%1").arg(lines.join(QLatin1Char('\n'))));
     m_notes->setVisible(isChecked() && !lines.isEmpty());
     setVisible(!m_rows.empty());
 }
