@@ -167,7 +167,14 @@ AttributeMap carriedValues(const Module& old, const Module& fresh, const std::st
         if (oldTensor == nullptr || freshTensor == nullptr) {
             continue;
         }
-        if (std::optional<Tensor> v = carry(label, *view.spec, *oldTensor, *freshTensor, notes)) {
+        std::vector<std::string> note;
+        std::optional<Tensor> v = carry(label, *view.spec, *oldTensor, *freshTensor, note);
+        // A value that ends where the new module starts anyway (a zero membrane spread, a
+        // default tau) lost nothing the user set: no note.
+        if (!v || !v->identical(*freshTensor)) {
+            notes.insert(notes.end(), note.begin(), note.end());
+        }
+        if (v) {
             out.emplace(name, std::move(*v));
         }
     }

@@ -11,7 +11,8 @@
 //      (neuron i stays neuron i), entries beyond it take the new module's own initial value;
 //   4. otherwise (a different rank): the new module's own initial value.
 // Derived attributes (alpha from tau_mem, ...) are recomputed by the new module, not carried.
-// Every attribute that did not carry unchanged is listed in the result's notes for users.
+// Every attribute that did not carry unchanged is listed in the result's notes for users, unless
+// it ends at the new module's own initial value (a zero state spread, a default left alone).
 // Stateless; call from the thread that owns the module.
 #pragma once
 
