@@ -319,6 +319,7 @@ void GraphCanvas::addWireItem(ConnectionId id)
     }
     routeWire(wire);
     scene()->addItem(wire);
+    wireArrived(wire, id);
 }
 
 void GraphCanvas::removeWireItem(ConnectionId id)
@@ -333,7 +334,10 @@ void GraphCanvas::removeWireItem(ConnectionId id)
     }
     m_wireEnds.erase(wire);
     m_wires.erase(it);
+    const bool syncing = m_syncingSelection;
+    m_syncingSelection = wireLeaving(wire, id) || syncing;  // no selection change while it comes back
     delete wire;
+    m_syncingSelection = syncing;
 }
 
 void GraphCanvas::routeWire(GraphWireItem* wire)
@@ -523,6 +527,8 @@ void GraphCanvas::onAttributeChanged(NodeId id)
     if (item != nullptr) {
         item->refresh();
         routeWiresOf(item);
+    } else {
+        refreshProjectionWire(id);
     }
 }
 

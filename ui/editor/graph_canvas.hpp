@@ -15,7 +15,11 @@
 // configuration, so only moving them is allowed there and other edits are refused with the
 // reason. The edit actions of the main window (clipboard, duplicate, group, ungroup, align,
 // auto-layout, adding a module from the palette, also by dropping it) are public slots here,
-// each one undo step (graph_canvas_actions.cpp). Quick-add: a printable key (not 'F') or Tab
+// each one undo step (graph_canvas_actions.cpp). Wires (graph_canvas_wires.cpp): a drag between
+// ports of different sizes offers the projection kinds in a menu at the drop point instead of
+// refusing; a wire's context menu switches its projection kind and delayed flag; a wire that a
+// command takes out and puts back (same ConnectionId) stays selected. Quick-add: a printable
+// key (not 'F') or Tab
 // opens a QuickAddPopup at the pointer; the type chosen there is added at that point by
 // addModule(), the path of a palette drop. An empty editable network shows a hint saying so.
 // Invariants: one node item per graph node of the shown network (plus its "in" / "out" boundary
@@ -92,6 +96,8 @@ public:
     void zoomAt(QPoint anchor, double factor);
     /// Selected graph nodes, in scene order.
     QList<NodeId> selectedNodes() const;
+    /// The selected wire when exactly one wire and no node is selected; invalid otherwise.
+    ConnectionId selectedWire() const;
     /// Whether the minimap overlay is showing.
     bool minimapVisible() const;
     /// What can be plotted from node `id`, as (menu text, signal) pairs: its output port
@@ -127,6 +133,8 @@ public Q_SLOTS:
     bool leave();
     /// Selects every node of the shown module.
     void selectAll();
+    /// Selects exactly wire `id` (ignored when it is not shown); emits the selection signals.
+    void selectWire(spike::ui::ConnectionId id);
 
     // ---- edits: each pushes one undo step (or refuses with editRefused) -------------------
     /// Adds a module of registry type `type` (its example config, or with `size` its size
@@ -161,6 +169,9 @@ Q_SIGNALS:
     void networkChanged(spike::ui::NodeId network);
     /// The user changed the node selection.
     void selectionChanged(const QList<spike::ui::NodeId>& nodes);
+    /// Emitted right after selectionChanged(): selectedWire() (invalid unless exactly one wire
+    /// and no node is selected).
+    void wireSelectionChanged(spike::ui::ConnectionId wire);
     /// An edit was refused by the engine; `reason` is its message.
     void editRefused(const QString& reason);
     /// The user asked to plot `signal` (a State, or an output port) of module `id` (node or
@@ -216,6 +227,18 @@ private:
     void duplicate(const QList<NodeId>& nodes);
     void rename(NodeId node);
     void emitSelection();
+    /// A wire dragged from m_wireSourceEnd to `to` was dropped at `viewPos`: equal sizes connect
+    /// as identity, different sizes open the projection-kind menu there (graph_canvas_wires.cpp).
+    void connectDropped(const std::string& to, QPoint viewPos);
+    /// The wire entries of the context menu: Projection ▸ kinds, Delayed, Delete wire.
+    void fillWireMenu(QMenu& menu, ConnectionId id);
+    /// A wire is about to go: when selected, remembers it (true), so that putting it back (same
+    /// id) in the same event-loop turn selects it again without a selection change.
+    bool wireLeaving(GraphWireItem* wire, ConnectionId id);
+    /// A wire item was made: selects it again when wireLeaving() remembered it.
+    void wireArrived(GraphWireItem* wire, ConnectionId id);
+    /// The wire of projection `id` re-reads its summary (an attribute of it changed).
+    void refreshProjectionWire(NodeId id);
     /// Whether `event` opens the quick-add popup (a printable character without Ctrl/Alt/Meta
     /// that means nothing else on the canvas).
     bool opensQuickAdd(const QKeyEvent& event) const;
@@ -249,6 +272,7 @@ private:
     QPointF m_quickAddAt;                 ///< scene point the open popup adds at
     NodeId m_quickAddNetwork;             ///< the network shown when it opened
     bool m_syncingSelection = false;
+    std::vector<ConnectionId> m_reselectWires;  ///< selected wires taken out this turn
 
     // interaction state
     enum class Drag { None, Nodes, Wire, Pan };

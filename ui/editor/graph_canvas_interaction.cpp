@@ -69,6 +69,7 @@ QList<NodeId> GraphCanvas::selectedNodes() const
 void GraphCanvas::emitSelection()
 {
     Q_EMIT selectionChanged(selectedNodes());
+    Q_EMIT wireSelectionChanged(selectedWire());
 }
 
 void GraphCanvas::setSelection(const QList<NodeId>& nodes)
@@ -296,7 +297,7 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
         m_wirePreview = nullptr;
         const CanvasPort* port = nullptr;
         if (GraphNodeItem* target = nodeNear(scene(), mapToScene(pos), &port, 1)) {
-            push(std::make_unique<ConnectCommand>(*m_doc, m_network, m_wireSourceEnd, target->endpoint(*port)), pos);
+            connectDropped(target->endpoint(*port), pos);
         }
         m_wireSource = nullptr;
         event->accept();
@@ -561,8 +562,11 @@ void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
             menu.addAction(tr("Auto-layout selection"), this, &GraphCanvas::autoLayout);
         }
     } else if (under != nullptr && under->type() == GraphWireItem::kType) {
-        under->setSelected(true);
-        menu.addAction(tr("Delete wire"), this, &GraphCanvas::deleteSelection);
+        if (!under->isSelected()) {
+            scene()->clearSelection();
+            under->setSelected(true);
+        }
+        fillWireMenu(menu, static_cast<GraphWireItem*>(under)->id());
     } else {
         if (editable) {
             menu.addAction(tr("Paste"), this, &GraphCanvas::pasteClipboard);

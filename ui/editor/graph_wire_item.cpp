@@ -13,7 +13,7 @@
 namespace spike::ui {
 
 namespace {
-constexpr double kLabelWidth = 90.0;
+constexpr double kLabelWidth = 120.0;
 constexpr double kLabelHeight = 14.0;
 }  // namespace
 
@@ -26,16 +26,22 @@ GraphWireItem::GraphWireItem(const GraphDocument& doc, ConnectionId id) : m_doc(
 
 void GraphWireItem::refresh()
 {
-    const auto info = m_doc->connection(m_id);
-    m_delayed = info && info->delayed;
-    m_label.clear();
-    if (info && info->projection.valid()) {
-        m_label = m_doc->nodeData(info->projection, NodeRole::Type).toString();
-        if (m_label.endsWith(QStringLiteral("Projection")) && m_label.size() > 10) {
-            m_label.chop(10);
-        }
-    }
+    m_summary = summarizeWire(*m_doc, m_id);
+    m_delayed = m_summary.delayed;
+    m_label = m_summary.type.empty() ? QString() : wireLabel(m_summary);
+    setToolTip(wireDescription(m_summary));
     update();
+}
+
+QColor GraphWireItem::colour() const
+{
+    switch (m_summary.sign) {
+    case WireSummary::Sign::Excitatory: return {0xc8, 0x3c, 0x2c};
+    case WireSummary::Sign::Inhibitory: return {0x2c, 0x5f, 0xc8};
+    case WireSummary::Sign::Mixed: return {0x85, 0x70, 0x9a};
+    case WireSummary::Sign::Neutral: break;
+    }
+    return {0x45, 0x50, 0x60};
 }
 
 QPainterPath GraphWireItem::curve(QPointF from, QPointF to)
@@ -95,7 +101,9 @@ void GraphWireItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->setRenderHint(QPainter::Antialiasing, lod >= 0.5);
     // Unselected wires use a 1 px cosmetic pen: the raster engine's fast path for thin curves,
     // which keeps thousands of wires cheap to repaint while nodes are dragged.
-    QPen pen(selected ? QColor(0xff, 0x8c, 0x00) : QColor(0x45, 0x50, 0x60), selected ? 3.0 : 1.0);
+    // A wire with a projection is drawn 1.5 px in its sign's colour, so kinds read at a glance.
+    const bool projected = !m_summary.type.empty();
+    QPen pen(selected ? QColor(0xff, 0x8c, 0x00) : colour(), selected ? 3.0 : projected ? 1.5 : 1.0);
     pen.setCosmetic(!selected && lod >= 0.5);
     if (m_delayed) {
         pen.setStyle(Qt::DashLine);
@@ -112,7 +120,7 @@ void GraphWireItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         painter->setPen(Qt::NoPen);
         painter->setBrush(QColor(255, 255, 255, 210));
         painter->drawRoundedRect(r, 3.0, 3.0);
-        painter->setPen(QColor(0x3a, 0x3a, 0x3a));
+        painter->setPen(projected ? colour().darker(130) : QColor(0x3a, 0x3a, 0x3a));
         painter->drawText(r, Qt::AlignCenter, m_label);
     }
 }

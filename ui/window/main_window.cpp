@@ -8,6 +8,7 @@
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/inspector/equation_view.hpp"
+#include "ui/inspector/connection_panel.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/run/live_run.hpp"
 #include "ui/run/run_session.hpp"
@@ -28,6 +29,7 @@
 #include <QSettings>
 #include <QMenu>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QToolButton>
@@ -105,6 +107,7 @@ MainWindow::~MainWindow()
     m_session->shutdown();  // joins the worker before the widgets it reports to go away
     // The views let go of the document before it is destroyed with the window's children.
     m_inspector->setDocument(nullptr);
+    m_connectionPanel->setDocument(nullptr);
     m_tree->setDocument(nullptr);
     m_canvas->setDocument(nullptr);
     // The children (document, file, canvas, docks...) are destroyed after this body, and some
@@ -160,6 +163,12 @@ void MainWindow::buildCentre()
     installPlotMenu(m_tracePlot);
 
     connect(m_canvas, &GraphCanvas::selectionChanged, this, &MainWindow::onCanvasSelection);
+    // Emitted right after selectionChanged: one wire selected shows its panel instead.
+    connect(m_canvas, &GraphCanvas::wireSelectionChanged, this, [this](ConnectionId id) {
+        if (id.valid()) {
+            showConnection(id);
+        }
+    });
     connect(m_canvas, &GraphCanvas::plotRequested, this, [this](NodeId id, const QString& signal) {
         // Which neurons: all by default; the dialog offers ranges, lists and random picks.
         bool ok = false;
@@ -211,7 +220,15 @@ void MainWindow::buildDocks()
     m_inspector->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
         return m_session->editRefusal(spec);
     });
-    m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector, Qt::RightDockWidgetArea);
+    m_connectionPanel = new ConnectionPanel;
+    m_connectionPanel->setDocument(m_doc);
+    m_connectionPanel->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
+        return m_session->editRefusal(spec);
+    });
+    m_inspectorStack = new QStackedWidget;
+    m_inspectorStack->addWidget(m_inspector);
+    m_inspectorStack->addWidget(m_connectionPanel);
+    m_attributesDock = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspectorStack, Qt::RightDockWidgetArea);
 
     // The selected model's equations for users, from the registry; a symbol clicked there
     // shows its Inspector row.
@@ -302,8 +319,25 @@ bool MainWindow::selectModule(const QString& path)
     return true;
 }
 
+bool MainWindow::showsConnectionPanel() const
+{
+    return m_inspectorStack->currentWidget() == m_connectionPanel;
+}
+
+void MainWindow::showConnection(ConnectionId id)
+{
+    const auto info = m_doc->connection(id);
+    if (!info) {
+        return;
+    }
+    m_connectionPanel->showConnection(id);
+    m_inspectorStack->setCurrentWidget(m_connectionPanel);
+    m_attributesDock->setWindowTitle(tr("Inspector — wire %1").arg(QString::fromStdString(info->name)));
+}
+
 void MainWindow::showInInspector(NodeId id)
 {
+    m_inspectorStack->setCurrentWidget(m_inspector);
     m_inspected = m_doc->contains(id) ? id : NodeId{};
     const engine::Module* module = m_doc->module(m_inspected);
     m_inspector->showNode(m_inspected);
@@ -319,6 +353,10 @@ void MainWindow::showInInspector(NodeId id)
                                                   QString::fromStdString(module->className())));
     } else {
         m_attributesDock->setWindowTitle(tr("Inspector"));
+    }
+    // A projection picked in the Modules tree shows its wire's panel.
+    if (module != nullptr && m_doc->nodeData(m_inspected, NodeRole::IsProjection).toBool()) {
+        showConnection(m_doc->findConnection(m_doc->parentOf(m_inspected), module->name()));
     }
     if (module != nullptr && !module->membraneSignal().empty()) {
         if (run()) {

@@ -6,7 +6,8 @@
 // ("Palette", "Modules", "Inspector", "Equations"), the menus and the run toolbar, and the
 // RunSession of the document (ui/run/run_session.hpp: when a run starts, how edits reach it,
 // rebuilds), whose run the plots show (the plot requests are routed here).
-// Invariants: the canvas, the Modules tree and the Inspector show the same document;
+// Invariants: the canvas, the Modules tree and the Inspector show the same document; the
+// Inspector dock shows the connection panel exactly while one wire (or a projection) is selected;
 // the canvas and tree selections agree (both ways); a failed open keeps the document; the
 // window title is DocumentFile::windowTitle().
 // The public API never opens a dialog (tests and the screenshot mode call it); menu actions call
@@ -47,6 +48,7 @@ class QStackedWidget;
 
 namespace spike::ui {
 
+class ConnectionPanel;
 class DocumentFile;
 class DocumentTree;
 class EquationView;
@@ -133,6 +135,11 @@ public:
     DocumentTree* moduleTree() const { return m_tree; }
     /// The "Inspector" dock: the registry-generated editor of the selected module.
     Inspector* inspector() const { return m_inspector; }
+    /// What the "Inspector" dock shows instead while one wire is selected (on the canvas, or its
+    /// projection in the Modules tree): the wire's projection kind, flag and weights.
+    ConnectionPanel* connectionPanel() const { return m_connectionPanel; }
+    /// Whether the Inspector dock shows the connection panel (a wire is selected).
+    bool showsConnectionPanel() const;
     /// The selection pane (key 0 of plotPanes()): the membrane of the selected neuron layer.
     TracePlot* tracePlot() const { return m_tracePlot; }
     /// The plot area: the raster, the selection pane and one pane per plotSignal().
@@ -228,6 +235,8 @@ private:
     /// The node the inspector shows for a new selection (canvas or tree); see its comment.
     NodeId inspectedFor(const QList<NodeId>& nodes);
     void showInInspector(NodeId id);
+    /// Shows wire `id` in the Inspector dock (the connection panel).
+    void showConnection(ConnectionId id);
     void onDocumentReset();
     void onStructureChanged();
     void onAttributeChanged(NodeId id, const QString& name);
@@ -337,6 +346,8 @@ private:
     PaletteWidget* m_palette = nullptr;
     DocumentTree* m_tree = nullptr;
     Inspector* m_inspector = nullptr;
+    ConnectionPanel* m_connectionPanel = nullptr;
+    QStackedWidget* m_inspectorStack = nullptr;  ///< m_inspector or m_connectionPanel
     TracePlot* m_tracePlot = nullptr;
     RasterPlot* m_rasterPlot = nullptr;
     QSplitter* m_centre = nullptr;
