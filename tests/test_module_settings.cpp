@@ -2,8 +2,9 @@
 // group's editors: a LIF dropped on the canvas resized 1 -> 100 by typing, its values carried,
 // undo giving back 1 neuron under the same NodeId, position and wires; a dense wire's projection
 // reshaped with the node; an identity wire and a one-to-one projection refusing with the reason,
-// nothing changed; 0, -3, 10^12 and "x" refused inline; has_rec switched by a click; a
-// Sequential's child read-only; a running simulation continuing through a resize.
+// nothing changed; 0, -3, 10^12 and "x" refused inline; has_rec switched by a click, an MLP's
+// norm_type by the keyboard; a Sequential's child read-only; the group within 330 and 560 px;
+// a running simulation continuing through a resize.
 #include "tests/graph_canvas_test_helpers.hpp"
 #include "tests/real_input.hpp"
 
@@ -16,6 +17,7 @@
 #include "engine/io/module_factory.hpp"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
@@ -251,6 +253,32 @@ private Q_SLOTS:
         QVERIFY(!doc.module(lif)->config().at("has_rec").get<bool>());
     }
 
+    void aChoiceChangesByTheKeyboard()
+    {
+        Scene s(wiredModel());
+        GraphDocument& doc = s.f.doc;
+        const NodeId mlp = s.f.canvas.addModule(QStringLiteral("MLP"), QPointF(0.0, 400.0));
+        QVERIFY(mlp.valid());
+        const auto* type = spike::engine::findModuleType("MLP");
+        s.inspector.showNode(mlp);
+        auto* combo = qobject_cast<QComboBox*>(s.inspector.settings()->editorFor(QStringLiteral("norm_type")));
+        QVERIFY(combo != nullptr);
+        QCOMPARE(combo->currentText(), QString::fromStdString(type->exampleConfig.at("norm_type").get<std::string>()));
+        const int steps = doc.undoStack()->count();
+        spike::tests::bringIntoView(combo);
+        combo->setFocus(Qt::TabFocusReason);
+        const QString before = combo->currentText();
+        QTest::keyClick(combo, Qt::Key_Down);
+        settle();
+        QCOMPARE(doc.undoStack()->count(), steps + 1);
+        auto* again = qobject_cast<QComboBox*>(s.inspector.settings()->editorFor(QStringLiteral("norm_type")));
+        QVERIFY(again != nullptr && again->currentText() != before);
+        QCOMPARE(QString::fromStdString(doc.module(mlp)->config().at("norm_type").get<std::string>()),
+                 again->currentText());
+        doc.undoStack()->undo();
+        QCOMPARE(QString::fromStdString(doc.module(mlp)->config().at("norm_type").get<std::string>()), before);
+    }
+
     void aSequentialsChildAndTheRootAreReadOnly()
     {
         Scene s(stackModel());
@@ -317,11 +345,13 @@ private Q_SLOTS:
         session.toggle();
         QTRY_VERIFY(session.isRunning() && session.currentStep() > 0);
         s.inspector.showNode(lif);
+        const std::int64_t edited = session.currentStep();
         typeSetting(s.inspector, sizeSetting("LIF"), QStringLiteral("100"));
         QCOMPARE(neurons(doc, lif), std::int64_t{100});
         QTRY_COMPARE(rebuilt.count(), 1);
         QTRY_VERIFY(session.isRunning());
         const std::int64_t at = session.currentStep();
+        QVERIFY(at >= edited);  // continued, not started again
         QTRY_VERIFY(session.currentStep() > at + 20);  // steps keep increasing
         const spike::engine::Module* plotted = session.live()->plotModel().findChild("lif");
         QVERIFY(plotted != nullptr);
