@@ -298,6 +298,15 @@ private slots:
         QCOMPARE(std::get<std::string>(r.module->attribute("leak_mode")), std::string("decays"));
         QCOMPARE(r.module->tensor("alpha")[0], 0.5F);
         QVERIFY2(hasNote(r, "w_rec: new"), notesText(r).c_str());
+        // The new w_rec is drawn from the carried seed, as a layer built with that seed draws it.
+        auto seeded = createModule("LIF", {{"shape", {8, 4}}});
+        set(*seeded, "seed", Tensor::scalar(5.0F));
+        const Reconfigured s5 = reconfigure(*seeded, on);
+        auto direct = createModule("LIF", on);
+        set(*direct, "seed", Tensor::scalar(5.0F));
+        const AttributeValue drawn = direct->spec("w_rec").init(*direct);
+        QVERIFY(s5.module->tensor("w_rec").identical(std::get<Tensor>(drawn)));
+        QVERIFY(!s5.module->tensor("w_rec").identical(r.module->tensor("w_rec")));  // seed 0 differs
         // And off again: w_rec is dropped with a note.
         const Reconfigured off = reconfigure(*r.module, lif->config());
         QVERIFY(!off.module->hasAttribute("w_rec"));

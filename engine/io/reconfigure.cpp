@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 namespace spike::engine {
@@ -139,18 +140,43 @@ std::optional<Tensor> carry(const std::string& label, const AttributeSpec& spec,
     return base;
 }
 
-/// The carried values for every non-derived attribute of `fresh` that `old` also has, keyed
-/// by attribute name; notes for what did not carry unchanged (`prefix`: "0.conv1." or "").
-AttributeMap carriedValues(const Module& old, const Module& fresh, const std::string& prefix,
+/// Which attributes a pass of carriedValues() takes: first the values that carry as they are
+/// (same shape, enumerations: a seed, a leak mode), then, with those set, the reshaped ones and
+/// the new ones, whose fresh entries are drawn from the new module's initial values under the
+/// carried settings (a grown w_rec from the carried seed, as a module built with it would).
+enum class Pass { Unchanged, Reshaped };
+
+/// `m`'s initial value of `spec` under its current attribute values (the carried seed), or its
+/// current value when the init cannot be evaluated.
+Tensor initialValue(const Module& m, const AttributeView& view)
+{
+    try {
+        AttributeValue v = view.spec->init(m);
+        if (auto* t = std::get_if<Tensor>(&v); t != nullptr && t->shape() == std::get<Tensor>(*view.value).shape()) {
+            return std::move(*t);
+        }
+    } catch (const Error&) {
+    }
+    return std::get<Tensor>(*view.value);
+}
+
+/// The carried values of one pass for the non-derived attributes of `fresh`, keyed by name;
+/// notes for what did not carry unchanged (`prefix`: "0.conv1." or "").
+AttributeMap carriedValues(const Module& old, const Module& fresh, const std::string& prefix, Pass pass,
                            std::vector<std::string>& notes)
 {
     AttributeMap out;
     for (const AttributeView& view : fresh.attributes()) {
         const std::string& name = view.spec->name;
         const std::string label = prefix + name;
+        const auto* freshTensor = std::get_if<Tensor>(view.value);
         if (!old.hasAttribute(name)) {
-            if (!view.derived) {
+            if (pass == Pass::Reshaped && !view.derived && freshTensor != nullptr) {
                 notes.push_back(label + ": new, starts at its initial value");
+                Tensor init = initialValue(fresh, view);
+                if (!init.identical(*freshTensor)) {
+                    out.emplace(name, std::move(init));
+                }
             }
             continue;
         }
@@ -159,28 +185,37 @@ AttributeMap carriedValues(const Module& old, const Module& fresh, const std::st
         }
         const AttributeValue& before = old.attribute(name);
         if (const auto* text = std::get_if<std::string>(&before)) {
-            out.emplace(name, *text);
+            if (pass == Pass::Unchanged) {
+                out.emplace(name, *text);
+            }
             continue;
         }
         const auto* oldTensor = std::get_if<Tensor>(&before);
-        const auto* freshTensor = std::get_if<Tensor>(view.value);
         if (oldTensor == nullptr || freshTensor == nullptr) {
             continue;
         }
+        if ((oldTensor->shape() == freshTensor->shape()) != (pass == Pass::Unchanged)) {
+            continue;
+        }
+        const Tensor start = pass == Pass::Unchanged ? *freshTensor : initialValue(fresh, view);
         std::vector<std::string> note;
-        std::optional<Tensor> v = carry(label, *view.spec, *oldTensor, *freshTensor, note);
+        std::optional<Tensor> v = carry(label, *view.spec, *oldTensor, start, note);
         // A value that ends where the new module starts anyway (a zero membrane spread, a
         // default tau) lost nothing the user set: no note.
-        if (!v || !v->identical(*freshTensor)) {
+        if (!v || !v->identical(start)) {
             notes.insert(notes.end(), note.begin(), note.end());
         }
         if (v) {
             out.emplace(name, std::move(*v));
+        } else if (!start.identical(*freshTensor)) {
+            out.emplace(name, start);
         }
     }
-    for (const AttributeView& view : old.attributes()) {
-        if (!fresh.hasAttribute(view.spec->name) && !view.derived) {
-            notes.push_back(prefix + view.spec->name + ": not part of the new configuration, dropped");
+    if (pass == Pass::Reshaped) {
+        for (const AttributeView& view : old.attributes()) {
+            if (!fresh.hasAttribute(view.spec->name) && !view.derived) {
+                notes.push_back(prefix + view.spec->name + ": not part of the new configuration, dropped");
+            }
         }
     }
     return out;
@@ -241,14 +276,12 @@ Reconfigured reconfigure(const Module& old, const nlohmann::json& config)
     const ModuleTypeInfo* info = findModuleType(old.className());
     const bool container = info != nullptr && info->container;
 
-    NestedAttributes changes;
+    // (path, old module, new module) of every module whose attributes carry.
+    std::vector<std::tuple<std::string, const Module*, Module*>> pairs;
     if (container) {
         // The children are not built from the config: the old ones move over as copies.
         copyChildren(old, fresh);
-        AttributeMap own = carriedValues(old, fresh, "", out.notes);
-        if (!own.empty()) {
-            changes.emplace("", std::move(own));
-        }
+        pairs.emplace_back("", &old, &fresh);
     } else {
         // A composite builds its children from the config: match them by dotted path.
         std::map<std::string, const Module*> before;
@@ -261,19 +294,23 @@ Reconfigured reconfigure(const Module& old, const nlohmann::json& config)
                 if (!path.empty()) {
                     out.notes.push_back(path + ": new, starts at its initial values");
                 }
-                continue;
-            }
-            if (it->second->className() != m->className()) {
+            } else if (it->second->className() != m->className()) {
                 out.notes.push_back(path + ": now a " + m->className() + ", starts at its initial values");
-                continue;
+            } else {
+                pairs.emplace_back(path, it->second, m);
             }
-            AttributeMap values = carriedValues(*it->second, *m, path.empty() ? "" : path + ".", out.notes);
+        }
+    }
+    for (const Pass pass : {Pass::Unchanged, Pass::Reshaped}) {
+        NestedAttributes changes;
+        for (const auto& [path, from, to] : pairs) {
+            AttributeMap values = carriedValues(*from, *to, path.empty() ? "" : path + ".", pass, out.notes);
             if (!values.empty()) {
                 changes.emplace(path, std::move(values));
             }
         }
+        apply(fresh, changes, out.notes);
     }
-    apply(fresh, changes, out.notes);
     fresh.train(old.training());
     fresh.setStepsElapsed(old.stepsElapsed());
     return out;

@@ -10,7 +10,9 @@
 //   3. same rank, different extents: the overlapping leading block keeps the old entries
 //      (neuron i stays neuron i), entries beyond it take the new module's own initial value;
 //   4. otherwise (a different rank): the new module's own initial value.
-// Derived attributes (alpha from tau_mem, ...) are recomputed by the new module, not carried.
+// "The new module's own initial value" is drawn after the values of rule 1 are set, so a grown
+// or new weight matrix (w_rec switched on) comes from the carried seed, as in a module built with
+// it. Derived attributes (alpha from tau_mem, ...) are recomputed by the new module, not carried.
 // Every attribute that did not carry unchanged is listed in the result's notes for users, unless
 // it ends at the new module's own initial value (a zero state spread, a default left alone).
 // Stateless; call from the thread that owns the module.
