@@ -65,6 +65,7 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
         showNode(id);
         Q_EMIT configured(id);
     });
+    connect(m_settings, &SettingsPanel::showAgain, this, [this](NodeId id) { showNode(id); });
     m_statisticsGroup = new QGroupBox(tr("Statistics"), m_body);
     m_statisticsGroup->setCheckable(true);
     m_statisticsGroup->setChecked(true);

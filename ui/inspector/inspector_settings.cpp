@@ -366,7 +366,15 @@ bool SettingsPanel::commit(const std::string& name, const nlohmann::json& value)
     auto command = std::make_unique<ConfigureNodeCommand>(*doc, node, config);
     ConfigureNodeCommand* raw = command.get();
     if (engine::Status st = pushCommand(*doc, std::move(command)); !st.ok) {
-        row = findRow(name);  // the rows may have been rebuilt by the rollback's signals
+        // A refusal after the document was touched rolled back with signals that may have let
+        // the node go from the views: show it again, then the reason under its row.
+        if (m_node != node && doc->contains(node)) {
+            Q_EMIT showAgain(node);
+            if (m_node != node) {
+                showNode(doc, node);
+            }
+        }
+        row = findRow(name);
         refuse(row, QString::fromStdString(st.message));
         if (row != nullptr) {
             showValue(*row);

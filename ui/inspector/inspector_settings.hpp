@@ -63,6 +63,8 @@ public:
 Q_SIGNALS:
     /// Module `id` was rebuilt with new settings (one undo step pushed); the same id names it.
     void configured(spike::ui::NodeId id);
+    /// A refused change rolled back after the views had let module `id` go: show it again.
+    void showAgain(spike::ui::NodeId id);
 
 private:
     struct Row {
