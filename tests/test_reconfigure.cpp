@@ -334,14 +334,26 @@ private slots:
 
     void projectionsKeepTheirSettings()
     {
-        auto dense = createModule("DenseProjection", {{"shape", {1, 1}}});
-        set(*dense, "weight", Tensor(Shape{1, 1}, 0.25F));
+        auto dense = createModule("DenseProjection", {{"shape", {2, 2}}});
+        set(*dense, "weight", Tensor(Shape{2, 2}, 0.25F));
         const Reconfigured d = reconfigure(*dense, {{"shape", {100, 50}}});
         const Tensor& w = d.module->tensor("weight");
         QCOMPARE(w.shape(), (Shape{100, 50}));
         QCOMPARE(w[0], 0.25F);
         QCOMPARE(w[w.numel() - 1], 0.25F);
         QVERIFY2(hasNote(d, "weight: one value (0.25) spread to (100, 50)"), notesText(d).c_str());
+
+        // A 1 x 1 matrix is not one value for all: its entry stays at (0, 0) and the others are
+        // drawn as in a new (100, 50) projection (Kaiming uniform, not all equal).
+        auto single = createModule("DenseProjection", {{"shape", {1, 1}}});
+        set(*single, "weight", Tensor(Shape{1, 1}, 0.25F));
+        const Reconfigured g = reconfigure(*single, {{"shape", {100, 50}}});
+        const Tensor& gw = g.module->tensor("weight");
+        QCOMPARE(gw.shape(), (Shape{100, 50}));
+        QCOMPARE(gw[0], 0.25F);
+        QVERIFY(gw[1] != gw[2] || gw[2] != gw[3]);
+        const auto fresh = createModule("DenseProjection", {{"shape", {100, 50}}});
+        QCOMPARE(gw[gw.numel() - 1], fresh->tensor("weight")[gw.numel() - 1]);
 
         auto sparse = createModule("SparseProjection", {{"shape", {10, 10}}});
         const Status s = sparse->setAttributes({{"", {{"rule", std::string("probability")},

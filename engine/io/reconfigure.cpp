@@ -97,7 +97,9 @@ std::optional<Tensor> carry(const std::string& label, const AttributeSpec& spec,
     if (old.shape() == fresh.shape()) {
         return old;  // rule 1
     }
-    if (uniform(old)) {  // rule 2
+    // Rule 2. A matrix (rank 2 or more) of a single entry says nothing about the others: a 1 x 1
+    // weight drawn at random is not a value the user spread, so it goes by rule 3.
+    if (uniform(old) && (old.rank() <= 1 || old.numel() > 1)) {
         const std::string value = describeValue(AttributeValue(Tensor::scalar(old[0])));
         notes.push_back(fresh.numel() == 1
                             ? label + ": " + from + " -> " + fresh.shape().toString() + ", the same one value (" +

@@ -5,8 +5,10 @@
 // The carry rule, per attribute of the new module that the old one also has (States too; for a
 // module with children, every descendant attribute by its dotted path):
 //   1. same shape: the old value, unchanged;
-//   2. the old value has one value for all its entries (a scalar, or an array whose entries
-//      are all equal) and the new shape differs: every entry of the new shape takes that value;
+//   2. the old value has one value for all its entries (a scalar, a vector whose entries are
+//      all equal, or a matrix of two or more entries all equal) and the new shape differs:
+//      every entry of the new shape takes that value (a 1 x 1 matrix goes by rule 3: its one
+//      entry, a weight drawn at random, says nothing about the others);
 //   3. same rank, different extents: the overlapping leading block keeps the old entries
 //      (neuron i stays neuron i), entries beyond it take the new module's own initial value;
 //   4. otherwise (a different rank): the new module's own initial value.
