@@ -8,6 +8,7 @@
 #include "engine/io/reconfigure.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
+#include "engine/runtime/state_carry.hpp"
 #include "tests/layer_test_helpers.hpp"
 #include "tests/module_compare.hpp"
 
@@ -382,6 +383,26 @@ private slots:
         QVERIFY(r.module->tensor("in_degree")[0] <= 2.0F);
         QVERIFY2(hasNote(r, "in_degree: starts at its initial value (the carried value was refused"),
                  notesText(r).c_str());
+    }
+
+    void runningStatesFollowAResizedPopulation()
+    {
+        // What a running simulation does when the editor resizes a population: the rebuilt
+        // model takes the running one's States (carryStates); neuron i keeps its membrane.
+        auto running = createModule("LIF", {{"shape", {3, 3}}});
+        set(*running, "vmem", Tensor(Shape{3}, {0.1F, 0.2F, 0.3F}));
+        auto grown = createModule("LIF", {{"shape", {5, 5}}});
+        carryStates(*running, *grown);
+        const Tensor& v = grown->tensor("vmem");
+        QCOMPARE(v.shape(), (Shape{5}));
+        QCOMPARE(v[0], 0.1F);
+        QCOMPARE(v[2], 0.3F);
+        QCOMPARE(v[3], 0.0F);  // a new neuron starts at rest
+        QCOMPARE(v[4], 0.0F);
+        auto shrunk = createModule("LIF", {{"shape", {2, 2}}});
+        carryStates(*running, *shrunk);
+        QCOMPARE(shrunk->tensor("vmem").shape(), (Shape{2}));
+        QCOMPARE(shrunk->tensor("vmem")[1], 0.2F);
     }
 
     void badConfigLeavesTheOldModule()

@@ -48,45 +48,6 @@ std::optional<Tensor> spread(const Tensor& fill, const Shape& shape)
     return Tensor(shape, fill[0]);
 }
 
-/// Copies the leading block common to `from` and `to` (same rank) from `from` into `to`.
-void copyLeadingBlock(const Tensor& from, Tensor& to)
-{
-    const int rank = from.rank();
-    std::vector<std::int64_t> common(static_cast<std::size_t>(rank));
-    for (int a = 0; a < rank; ++a) {
-        common[static_cast<std::size_t>(a)] = std::min(from.dim(a), to.dim(a));
-    }
-    const std::int64_t inner = rank == 0 ? 1 : common.back();
-    if (inner == 0) {
-        return;
-    }
-    // Rows of the common block, walked as a multi-index over all axes but the last.
-    std::int64_t rows = 1;
-    for (int a = 0; a + 1 < rank; ++a) {
-        rows *= common[static_cast<std::size_t>(a)];
-    }
-    std::vector<std::int64_t> index(static_cast<std::size_t>(std::max(rank - 1, 0)), 0);
-    for (std::int64_t r = 0; r < rows; ++r) {
-        std::int64_t src = 0;
-        std::int64_t dst = 0;
-        for (int a = 0; a + 1 < rank; ++a) {
-            src = src * from.dim(a) + index[static_cast<std::size_t>(a)];
-            dst = dst * to.dim(a) + index[static_cast<std::size_t>(a)];
-        }
-        if (rank > 0) {
-            src *= from.dim(rank - 1);
-            dst *= to.dim(rank - 1);
-        }
-        std::copy_n(from.data() + src, inner, to.data() + dst);
-        for (int a = rank - 2; a >= 0; --a) {
-            if (++index[static_cast<std::size_t>(a)] < common[static_cast<std::size_t>(a)]) {
-                break;
-            }
-            index[static_cast<std::size_t>(a)] = 0;
-        }
-    }
-}
-
 /// The value attribute `spec` of the new module takes, from the old value and the new module's
 /// own initial value `fresh`, by the carry rule; appends a note unless the old value carried as
 /// it was. nullopt: keep `fresh`.

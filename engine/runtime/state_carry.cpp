@@ -11,7 +11,8 @@ namespace spike::engine {
 
 namespace {
 
-/// Copies the States of `from` into `to` (same class) where name, kind and shape agree.
+/// Copies the States of `from` into `to` (same class) where name and kind agree: whole when the
+/// shapes agree, the leading block both share when only the extents differ.
 void copyStates(const Module& from, Module& to)
 {
     AttributeMap states;
@@ -26,7 +27,16 @@ void copyStates(const Module& from, Module& to)
             continue;
         }
         const auto* tensor = std::get_if<Tensor>(&value);
-        if (tensor != nullptr && !(tensor->shape() == std::get<Tensor>(*view.value).shape())) {
+        const Tensor* own = std::get_if<Tensor>(view.value);
+        if (tensor != nullptr && !(tensor->shape() == own->shape())) {
+            // A resized population: the neurons both have keep their state (neuron i stays
+            // neuron i), the others start from the new module's own value.
+            if (tensor->rank() != own->rank() || tensor->rank() == 0) {
+                continue;
+            }
+            Tensor merged = *own;
+            copyLeadingBlock(*tensor, merged);
+            states.emplace(name, std::move(merged));
             continue;
         }
         states.emplace(name, value);

@@ -139,4 +139,9 @@ private:
     std::vector<float, Eigen::aligned_allocator<float>> m_data;
 };
 
+/// Copies the leading block common to `from` and `to` (the same rank; extents may differ) from
+/// `from` into `to`: entry (i, j, ...) for every i < min of the first extents, and so on; the
+/// rest of `to` is left as it is. One copy per row of the block.
+void copyLeadingBlock(const Tensor& from, Tensor& to);
+
 }  // namespace spike::engine
