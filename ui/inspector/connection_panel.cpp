@@ -299,8 +299,8 @@ void ConnectionPanel::refresh()
         if (!m_delayMs->hasFocus() || m_delayMs->text().isEmpty()) {
             m_delayMs->setText(number(ms));
         }
-        m_delaySteps->setText(tr("%n step(s) = %1 ms at dt %2 ms", nullptr, static_cast<int>(s.delay))
-                                  .arg(number(ms), number(dtMs)));
+        const QString steps = s.delay == 1 ? tr("1 step") : tr("%1 steps").arg(s.delay);
+        m_delaySteps->setText(tr("%1 = %2 ms at dt %3 ms").arg(steps, number(ms), number(dtMs)));
     }
     m_identityNote->setVisible(s.type.empty());
     if (m_inspector->node() != info->projection) {
