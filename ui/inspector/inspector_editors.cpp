@@ -62,6 +62,31 @@ public:
         }
         return ok ? QValidator::Acceptable : QValidator::Intermediate;
     }
+    /// The attribute's bounds: the arrows and keys step within them, while a typed value
+    /// outside reaches the engine, which refuses it with its reason (p = 2: "expected a value in
+    /// [0, 1]") instead of the box silently clamping it to the bound.
+    void setSoftRange(double lower, double upper)
+    {
+        m_lower = lower;
+        m_upper = upper;
+        setRange(-kHuge, kHuge);
+    }
+    void stepBy(int steps) override
+    {
+        // Step within the bounds (when the value is inside them): the range narrows for the step.
+        const bool inside = value() >= m_lower && value() <= m_upper;
+        if (inside) {
+            setRange(m_lower, m_upper);
+        }
+        QDoubleSpinBox::stepBy(steps);
+        if (inside) {
+            setRange(-kHuge, kHuge);
+        }
+    }
+
+private:
+    double m_lower = -kHuge;
+    double m_upper = kHuge;
 };
 
 struct Stats {
@@ -221,8 +246,9 @@ ScalarEditor::ScalarEditor(const engine::AttributeSpec& spec, const engine::Tens
     // Integers too get a double spin box (stepping by 1): a derived integer attribute (LIF's
     // dash_mem while tau_mem sets the leak) holds a converted, non-integral value that a
     // QSpinBox would misstate. A typed fraction is refused by the engine with its message.
-    m_real = new NumberSpinBox(this);
-    m_real->setRange(lower, upper);
+    auto* number = new NumberSpinBox(this);
+    number->setSoftRange(lower, upper);
+    m_real = number;
     if (m_spec.type == engine::ValueType::Integer) {
         m_real->setStepType(QAbstractSpinBox::DefaultStepType);
         m_real->setSingleStep(1.0);
