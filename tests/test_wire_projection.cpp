@@ -84,6 +84,16 @@ void answerMenu(QString* entries, QList<Qt::Key> keys)
     });
 }
 
+/// With SPIKE_SCREENSHOT_DIR set, saves the window as <dir>/wire_<name>.png (to look at).
+void screenshot(QWidget& w, const char* name)
+{
+    const QString dir = qEnvironmentVariable("SPIKE_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        settle();
+        w.grab().save(QStringLiteral("%1/wire_%2.png").arg(dir, QLatin1String(name)));
+    }
+}
+
 struct Stats {
     double mean = 0.0, std = 0.0, min = 0.0, max = 0.0;
 };
@@ -207,6 +217,7 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QVERIFY(sparse->targets() == synapses);
     QCOMPARE(panel->kindBox()->currentText(), QStringLiteral("Sparse random"));
     QCOMPARE(canvas->wireItem(wireId)->label(), QStringLiteral("Sparse 100→50"));
+    screenshot(w, "sparse");
 
     // ---- p = 2 typed into the projection's row: refused inline, p unchanged -------------------------
     const float pBefore = sparse->tensor("p")[0];
@@ -219,7 +230,7 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QTest::keyClick(pSpin, Qt::Key_Return);
     settle();
     QCOMPARE(sparse->tensor("p")[0], pBefore);
-    QVERIFY2(!panel->inspector()->lastMessage().isEmpty(), "p = 2 was not refused with a message");
+    QVERIFY2(panel->inspector()->lastMessage().contains(QStringLiteral("'p'")), qPrintable(panel->inspector()->lastMessage()));
     QCOMPARE(doc.undoStack()->index(), start + 1);
 
     // ---- the delay in ms: -1 refused, 3 ms = 3 steps at dt 1 ms -------------------------------------
@@ -275,6 +286,7 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QVERIFY2(std::abs(s.mean) < 0.007, qPrintable(QString::number(s.mean)));
     QVERIFY2(std::abs(s.std - 0.1) < 0.006, qPrintable(QString::number(s.std)));
     QCOMPARE(canvas->wireItem(wireId)->summary().sign, WireSummary::Sign::Mixed);
+    screenshot(w, "dense");
 
     // ---- a constant negative weight: the wire turns inhibitory blue --------------------------------
     QComboBox* scheme = panel->initSchemeBox();
@@ -288,6 +300,7 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QCOMPARE(doc.module(info->projection)->tensor("weight")[123], -0.2F);
     QCOMPARE(canvas->wireItem(wireId)->summary().sign, WireSummary::Sign::Inhibitory);
     QCOMPARE(canvas->wireItem(wireId)->colour(), QColor(0x2c, 0x5f, 0xc8));
+    screenshot(w, "inhibitory");
 
     // ---- clicking the background shows the module inspector again ---------------------------------
     mouse(vp, QEvent::MouseButtonPress, QPoint(5, vp->height() - 5), Qt::LeftButton, Qt::LeftButton);
@@ -295,6 +308,7 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     settle();
     QVERIFY(!canvas->selectedWire().valid());
     QVERIFY(!w.showsConnectionPanel());
+    screenshot(w, "deselected");
 }
 
 void TestWireProjection::wireMenuOffersTheKinds()

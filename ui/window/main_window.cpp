@@ -332,6 +332,12 @@ void MainWindow::showConnection(ConnectionId id)
     }
     m_connectionPanel->showConnection(id);
     m_inspectorStack->setCurrentWidget(m_connectionPanel);
+    // The Equations tab shows the projection's delivery rule (nothing for an identity wire).
+    const engine::Module* projection = m_doc->module(info->projection);
+    m_equations->showNode(info->projection);
+    m_equationsDock->setWindowTitle(projection != nullptr
+                                        ? tr("Equations — %1").arg(QString::fromStdString(projection->className()))
+                                        : tr("Equations"));
     m_attributesDock->setWindowTitle(tr("Inspector — wire %1").arg(QString::fromStdString(info->name)));
 }
 
