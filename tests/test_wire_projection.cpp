@@ -6,8 +6,10 @@
 // id, still selected) and undo brings the same synapses back; p = 2 typed, a delay of -1 ms and a
 // negative std are refused inline with nothing changed; a delay of 3 ms sets 3 steps; Delayed by a
 // click dashes the wire; Dense weights initialised normal(0, 0.1) by clicks have those
-// statistics and a mixed-sign colour, a constant -0.2 turns the wire blue (inhibitory). The wire
-// menu offers the kinds with the current one checked. Also the commands alone: identity between
+// statistics and a mixed-sign colour, a constant -0.2 turns the wire blue (inhibitory); the
+// projection's row in the Modules tree is selected with the wire and clicking it shows the panel.
+// The wire menu offers the kinds with the current one checked; a kind changed while the
+// simulation runs lets it continue. Also the commands alone: identity between
 // different sizes refused with the sizes, an undelayed cycle refused with the engine's reason.
 #include "graph_test_models.hpp"
 #include "inspector_input_helpers.hpp"
@@ -16,6 +18,7 @@
 #include "engine/network/projections.hpp"
 #include "ui/document/graph_commands.hpp"
 #include "ui/document/graph_projection.hpp"
+#include "ui/editor/document_tree.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/editor/graph_wire_item.hpp"
@@ -30,6 +33,7 @@
 #include <QPushButton>
 #include <QStandardItemModel>
 #include <QTimer>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest/QtTest>
 
@@ -121,6 +125,7 @@ class TestWireProjection : public QObject {
 private Q_SLOTS:
     void buildAndEditAProjectionByHand();
     void wireMenuOffersTheKinds();
+    void kindChangeContinuesARun();
     void commandsRefuseWhatDoesNotFit();
 };
 
@@ -184,6 +189,7 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QVERIFY(!kinds->item(1)->isEnabled());  // one-to-one between 100 and 50
     QVERIFY(!kinds->item(0)->isEnabled());  // identity too
     QCOMPARE(panel->inspector()->node(), info->projection);
+    QCOMPARE(w.moduleTree()->selectedNodes(), QList<NodeId>{info->projection});  // its grey row
     QVERIFY(panel->inspector()->rowNames().contains(QStringLiteral("seed")));
     const auto* sparse = dynamic_cast<const spike::engine::SparseProjection*>(doc.module(info->projection));
     const std::vector<std::int32_t> synapses = sparse->targets();
@@ -218,6 +224,10 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QCOMPARE(panel->kindBox()->currentText(), QStringLiteral("Sparse random"));
     QCOMPARE(canvas->wireItem(wireId)->label(), QStringLiteral("Sparse 100→50"));
     screenshot(w, "sparse");
+    w.resize(1024, 700);
+    screenshot(w, "sparse_1024");
+    w.resize(1400, 900);
+    settle();
 
     // ---- p = 2 typed into the projection's row: refused inline, p unchanged -------------------------
     const float pBefore = sparse->tensor("p")[0];
@@ -309,6 +319,16 @@ void TestWireProjection::buildAndEditAProjectionByHand()
     QVERIFY(!canvas->selectedWire().valid());
     QVERIFY(!w.showsConnectionPanel());
     screenshot(w, "deselected");
+
+    // ---- the projection's row in the Modules tree shows the wire's panel too ------------------------
+    QTreeWidget* tree = w.moduleTree();
+    const QList<QTreeWidgetItem*> rows = tree->findItems(QString::fromStdString(info->name), Qt::MatchRecursive);
+    QCOMPARE(rows.size(), 1);
+    tree->scrollToItem(rows.front());
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, Qt::NoModifier, tree->visualItemRect(rows.front()).center());
+    settle();
+    QVERIFY(w.showsConnectionPanel());
+    QCOMPARE(panel->connection(), wireId);
 }
 
 void TestWireProjection::wireMenuOffersTheKinds()
@@ -356,6 +376,43 @@ void TestWireProjection::wireMenuOffersTheKinds()
     settle();
     QCOMPARE(doc.undoStack()->index(), before + 1);
     QCOMPARE(canvas->wireItem(id)->label(), QStringLiteral("Sparse 100→50"));
+}
+
+void TestWireProjection::kindChangeContinuesARun()
+{
+    MainWindow w;
+    spike::tests::showMainWindow(w);
+    QVERIFY(w.openModelFromJson(kModel, QStringLiteral("wires")));
+    GraphDocument& doc = *w.document();
+    GraphCanvas* canvas = w.canvas();
+    spike::tests::pushOk(doc, std::make_unique<ConnectWithProjectionCommand>(doc, doc.rootId(), "poisson.out", "lif.in",
+                                                                             "SparseProjection"));
+    canvas->fitToView();
+    settle();
+    const ConnectionId id = doc.connections(doc.rootId()).front();
+    QTest::keyClick(&w, Qt::Key_F5);  // Run (the Run layout resizes the canvas)
+    QTRY_VERIFY(w.isRunning());
+    QTRY_VERIFY(w.simulatedSteps() > 20);
+    settle();
+    GraphWireItem* wire = canvas->wireItem(id);
+    const QPoint onWire = canvas->mapFromScene(GraphWireItem::curve(wire->from(), wire->to()).pointAtPercent(0.3));
+    QVERIFY(canvas->viewport()->rect().contains(onWire));
+    mouse(canvas->viewport(), QEvent::MouseButtonPress, onWire, Qt::LeftButton, Qt::LeftButton);
+    mouse(canvas->viewport(), QEvent::MouseButtonRelease, onWire, Qt::LeftButton, Qt::NoButton);
+    settle();
+    QVERIFY(w.showsConnectionPanel());
+    QComboBox* kind = w.connectionPanel()->kindBox();
+    kind->setFocus();
+    QTest::keyClick(kind, Qt::Key_Up);  // Dense, while running
+    settle();
+    QCOMPARE(QString::fromStdString(doc.module(doc.connection(id)->projection)->className()),
+             QStringLiteral("DenseProjection"));
+    const std::int64_t at = w.simulatedSteps();
+    QVERIFY(w.isRunning());
+    QTRY_VERIFY2(w.simulatedSteps() > at + 20, "the run did not continue after the kind change");
+    QVERIFY(w.showsConnectionPanel());
+    QTest::keyClick(&w, Qt::Key_F5);  // Pause
+    QTRY_VERIFY(!w.isRunning());
 }
 
 void TestWireProjection::commandsRefuseWhatDoesNotFit()

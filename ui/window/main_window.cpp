@@ -332,6 +332,10 @@ void MainWindow::showConnection(ConnectionId id)
     }
     m_connectionPanel->showConnection(id);
     m_inspectorStack->setCurrentWidget(m_connectionPanel);
+    if (info->projection.valid() && !m_syncingSelection) {  // the tree shows the wire's projection row
+        const QScopedValueRollback<bool> guard(m_syncingSelection, true);
+        m_tree->selectNodes({info->projection});
+    }
     // The Equations tab shows the projection's delivery rule (nothing for an identity wire).
     const engine::Module* projection = m_doc->module(info->projection);
     m_equations->showNode(info->projection);
