@@ -13,6 +13,7 @@
 #include "engine/io/model_clone.hpp"
 #include "engine/network/projections.hpp"
 #include "ui/document/graph_projection.hpp"
+#include "ui/editor/document_tree.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
 #include "ui/editor/graph_wire_item.hpp"
@@ -27,6 +28,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QMenu>
 #include <QTimer>
@@ -151,6 +153,12 @@ private Q_SLOTS:
         QTest::keyClick(size, Qt::Key_Return);
         settle();
         QCOMPARE(doc.module(second)->sizeOut(), 50);
+        // Rebuilt under the same id, still the selection the inspector and the tree show.
+        QCOMPARE(canvas->selectedNodes(), QList<NodeId>{second});
+        QCOMPARE(w.moduleTree()->selectedNodes(), QList<NodeId>{second});
+        // The first nodes brought a time step: the run keeps real time, its axes in ms.
+        QVERIFY(w.timeStepSpinBox()->isEnabled());
+        QCOMPARE(w.timeStepSpinBox()->value(), 1.0);
         canvas->fitToView();
         settle();
 

@@ -220,6 +220,14 @@ void MainWindow::buildDocks()
     m_inspector->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
         return m_session->editRefusal(spec);
     });
+    // A settings change rebuilds the node under the same id (taken out and put back): select it
+    // again, so the canvas, the Modules tree and the dock titles name it as before.
+    connect(m_inspector, &Inspector::configured, this, [this](NodeId id) {
+        if (m_doc->contains(id)) {
+            m_canvas->setSelection({id});
+            onCanvasSelection({id});
+        }
+    });
     m_connectionPanel = new ConnectionPanel;
     m_connectionPanel->setDocument(m_doc);
     m_connectionPanel->setEditGate([this](NodeId, const engine::AttributeSpec& spec) {
@@ -437,9 +445,11 @@ void MainWindow::onAttributeChanged(NodeId id, const QString& name)
 
 void MainWindow::onStructureChanged()
 {
-    // The run rebuilds itself (RunSession); the panes follow the new structure.
+    // The run rebuilds itself (RunSession); the panes follow the new structure, and the time
+    // step box the modules that have one (the first neuron added to a new network brings dt).
     showUsefulPanes();
     updateEditActions();
+    showTimeStep();
 }
 
 }  // namespace spike::ui
