@@ -156,6 +156,9 @@ ConnectionPanel::ConnectionPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_identityNote);
     m_inspector = new Inspector(this);
     layout->addWidget(m_inspector, 1);
+    // A pass-through wire hides the inspector: the rows stay at the top instead of spreading
+    // down the dock (the inspector's stretch takes the space whenever it shows).
+    layout->addStretch(0);
     refresh();
 }
 
