@@ -22,6 +22,7 @@
 #include "ui/inspector/inspector.hpp"
 #include "ui/inspector/inspector_editors.hpp"
 #include "ui/inspector/inspector_settings.hpp"
+#include "ui/plots/plot_panes.hpp"
 #include "ui/window/main_window.hpp"
 
 #include <QAbstractSpinBox>
@@ -159,6 +160,7 @@ private Q_SLOTS:
         // The first nodes brought a time step: the run keeps real time, its axes in ms.
         QVERIFY(w.timeStepSpinBox()->isEnabled());
         QCOMPARE(w.timeStepSpinBox()->value(), 1.0);
+        QVERIFY(!w.plotPanes()->timeAxis().steps);  // plotted against time in ms, not steps
         canvas->fitToView();
         settle();
 

@@ -447,9 +447,17 @@ void MainWindow::onStructureChanged()
 {
     // The run rebuilds itself (RunSession); the panes follow the new structure, and the time
     // step box the modules that have one (the first neuron added to a new network brings dt).
+    showTimeStep();
+    // The first module with a time step turns the plots' axes from steps to milliseconds (and the
+    // last one leaving turns them back); a span the user chose on the same kind of axis stays.
+    if (m_panes->timeAxis().steps == m_dt->isEnabled()) {
+        chooseDefaultSpan();
+        if (!run() || run()->currentStep() == 0) {
+            clearPlots(tr("press Run to simulate"));  // the empty plots' axes and labels too
+        }
+    }
     showUsefulPanes();
     updateEditActions();
-    showTimeStep();
 }
 
 }  // namespace spike::ui
