@@ -394,6 +394,10 @@ void MainWindow::chooseDefaultSpan()
     constexpr double kAnnSpanSteps = 200.0;
     m_panes->setTimeAxis(hasDt ? TimeAxis::milliseconds() : TimeAxis::stepsOf(m_doc->root().timeStep()));
     m_panes->setSpan(hasDt ? PlotPanes::defaultSpan(slowest) : kAnnSpanSteps);
+    if (!run() || run()->currentStep() == 0) {
+        m_panes->setTimeRange(0.0, m_panes->span());  // the empty plots show the span a run will
+        m_panes->replotAll();
+    }
 }
 
 }  // namespace spike::ui
