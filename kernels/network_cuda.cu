@@ -326,15 +326,8 @@ __global__ void sparseScatterKernel(const long long* rowStart, const int* target
         return;
     }
     const long long end = rowStart[warp + 1];
-    if (weights != nullptr) {
-        for (long long s = rowStart[warp] + lane; s < end; s += kWarp) {
-            atomicAdd(dst + targets[s], x * weights[s]);
-        }
-        return;
-    }
-    const float value = x * weight;
     for (long long s = rowStart[warp] + lane; s < end; s += kWarp) {
-        atomicAdd(dst + targets[s], value);
+        atomicAdd(dst + targets[s], x * (weights != nullptr ? weights[s] : weight));
     }
 }
 

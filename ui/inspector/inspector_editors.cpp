@@ -1,6 +1,7 @@
 // The inspector's value editors. See inspector_editors.hpp. The histogram and heat map are
 // painted in inspector_charts.cpp.
 #include "ui/inspector/inspector_editors.hpp"
+#include "ui/inspector/number_spin_box.hpp"
 
 #include "engine/tensor/random.hpp"
 
@@ -29,65 +30,12 @@ namespace spike::ui {
 
 namespace {
 
-constexpr double kHuge = 1e30;  // spin-box range where a bound is infinite
+constexpr double kHuge = NumberSpinBox::kUnbounded;  // spin-box range where a bound is infinite
 
 QString number(double v)
 {
     return QString::number(v, 'g', 7);
 }
-
-/// A double spin box that shows 7 significant digits ("0.02", "1e-05") instead of a fixed
-/// number of decimals, and accepts any number the locale or C parses.
-class NumberSpinBox : public QDoubleSpinBox {
-public:
-    explicit NumberSpinBox(QWidget* parent) : QDoubleSpinBox(parent)
-    {
-        setDecimals(15);
-        setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-    }
-    QString textFromValue(double value) const override { return number(value); }
-    double valueFromText(const QString& text) const override
-    {
-        bool ok = false;
-        const double v = locale().toDouble(text.trimmed(), &ok);
-        return ok ? v : text.trimmed().toDouble();
-    }
-    QValidator::State validate(QString& text, int&) const override
-    {
-        const QString t = text.trimmed();
-        bool ok = false;
-        locale().toDouble(t, &ok);
-        if (!ok) {
-            t.toDouble(&ok);
-        }
-        return ok ? QValidator::Acceptable : QValidator::Intermediate;
-    }
-    /// The attribute's bounds: the arrows and keys step within them, while a typed value
-    /// outside reaches the engine, which refuses it with its reason (p = 2: "expected a value in
-    /// [0, 1]") instead of the box silently clamping it to the bound.
-    void setSoftRange(double lower, double upper)
-    {
-        m_lower = lower;
-        m_upper = upper;
-        setRange(-kHuge, kHuge);
-    }
-    void stepBy(int steps) override
-    {
-        // Step within the bounds (when the value is inside them): the range narrows for the step.
-        const bool inside = value() >= m_lower && value() <= m_upper;
-        if (inside) {
-            setRange(m_lower, m_upper);
-        }
-        QDoubleSpinBox::stepBy(steps);
-        if (inside) {
-            setRange(-kHuge, kHuge);
-        }
-    }
-
-private:
-    double m_lower = -kHuge;
-    double m_upper = kHuge;
-};
 
 struct Stats {
     double min = 0.0, max = 0.0, mean = 0.0, std = 0.0;
