@@ -17,10 +17,14 @@
 // through its NodeRunner: its input rows are copied device → host and its output rows host →
 // device per run. Projections without a device twin (Projection::makeDeviceProjection()) deliver
 // on the host the same way. Device States are the truth between loadStates() and
-// storeStates(). Errors from the CUDA layer become Error("CUDA backend: ..."). Nothing allocates
-// in advance() but host modules' own runners. Thread: the thread that owns the module tree.
+// storeStates(); storeStates() also keeps each delayed connection's next value in the tree
+// (Graph::setDelayedValue) and loadStates() puts it back in row 0, as the CPU executor does, so a
+// fresh executor of either backend continues a stored run. Errors from the CUDA layer become
+// Error("CUDA backend: ..."). Nothing allocates in advance() but host modules' own runners.
+// Thread: the thread that owns the module tree.
 #include "engine/runtime/backend.hpp"
 #include "engine/core/device_runner.hpp"
+#include "engine/core/graph.hpp"
 #include "engine/core/node_runner.hpp"
 #include "engine/runtime/probe_target.hpp"
 
@@ -172,6 +176,17 @@ public:
                     e.twin->store();
                 }
             }
+            // What each delayed connection delivers next: its source's row 0, as the CPU keeps it.
+            for (const PlanEdge& e : m_plan.edges) {
+                if (e.delayed && e.graph != nullptr) {
+                    std::vector<float> value(static_cast<std::size_t>(e.fromSize));
+                    const float* row =
+                        m_nodes[static_cast<std::size_t>(e.from)].out.data() + e.fromOffset;
+                    kn::copyBytes(value.data(), row, value.size() * sizeof(float),
+                                  kn::CopyKind::DeviceToHost);
+                    e.graph->setDelayedValue(e.connection, std::move(value));
+                }
+            }
         });
     }
 
@@ -195,6 +210,18 @@ public:
             for (EdgeState& e : m_edges) {
                 if (e.twin) {
                     e.twin->load();
+                }
+            }
+            // A delayed connection's kept value (Graph::delayedValue) becomes its source's row 0,
+            // so a fresh executor delivers what the stored run would have (as the CPU does).
+            for (const PlanEdge& e : m_plan.edges) {
+                const std::vector<float>* kept =
+                    e.delayed && e.graph != nullptr ? e.graph->delayedValue(e.connection) : nullptr;
+                if (kept != nullptr && static_cast<std::int64_t>(kept->size()) == e.fromSize) {
+                    float* row =
+                        m_nodes[static_cast<std::size_t>(e.from)].out.data() + e.fromOffset;
+                    kn::copyBytes(row, kept->data(), kept->size() * sizeof(float),
+                                  kn::CopyKind::HostToDevice);
                 }
             }
             kn::deviceSynchronize("loading the working states");
