@@ -23,6 +23,7 @@
 #include "engine/runtime/backend.hpp"
 #include "engine/core/graph.hpp"
 #include "engine/core/node_runner.hpp"
+#include "engine/runtime/finite_scan.hpp"
 #include "engine/runtime/probe_target.hpp"
 
 #include <algorithm>
@@ -249,10 +250,8 @@ public:
                 continue;
             }
             for (const StateArray& s : m_nodes[i].runner->workingStates()) {
-                for (std::int64_t k = 0; k < s.size; ++k) {
-                    if (!std::isfinite(s.data[k])) {
-                        return NonFinite{m_plan.nodes[i].path, s.attribute, k, s.data[k]};
-                    }
+                if (const std::int64_t k = firstNonFinite(s.data, s.size); k >= 0) {
+                    return NonFinite{m_plan.nodes[i].path, s.attribute, k, s.data[k]};
                 }
             }
         }
@@ -265,10 +264,8 @@ public:
                 if (v.spec->kind != AttributeKind::State || t == nullptr) {
                     continue;
                 }
-                for (std::int64_t k = 0; k < t->numel(); ++k) {
-                    if (!std::isfinite((*t)[k])) {
-                        return NonFinite{e.path, v.spec->name, k, (*t)[k]};
-                    }
+                if (const std::int64_t k = firstNonFinite(t->data(), t->numel()); k >= 0) {
+                    return NonFinite{e.path, v.spec->name, k, (*t)[k]};
                 }
             }
         }
