@@ -13,6 +13,11 @@
 // times, Brian2/SpikeStudio, both mean rates and their relative difference, setup times, and the
 // targets (>= 3x Brian2, rates within 10 %), never asserted.
 //
+// Product path (cuba_product.hpp, unless --no-product): the same network as a model file
+// (--model, default cuba_network_4000.json, written by --write-model) loaded and run through
+// engine::HeadlessRun, the code `spikesim run` uses, best of --repeats; printed beside the
+// engine-only run and Brian2 with the ratios, and the target: within 10 % of engine only.
+//
 // The breakdown (CPU backend, unless --no-breakdown) times the parts of a run on their own: the
 // same run without probes, the two CUBALIF runners stepped one step per runListing() call with
 // no executor, the four projections' deliverListed() replaying the run's recorded spikes one
@@ -22,9 +27,12 @@
 //
 // Single-threaded. Owns only what main() builds.
 #include "bench/bench_common.hpp"
+#include "bench/cuba/cuba_breakdown.hpp"
 #include "bench/cuba/cuba_network.hpp"
+#include "bench/cuba/cuba_product.hpp"
 #include "engine/runtime/backend.hpp"
 #include "engine/core/node_runner.hpp"
+#include "engine/io/model_io.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -64,6 +72,8 @@ struct Options {
     bool brian = true;
     bool breakdown = true;
     bool spikeLists = true;  ///< ExecutorOptions::spikeLists (false: dense rows, as before)
+    bool product = true;     ///< also time the product path (cuba_product.hpp)
+    std::string modelPath = std::string(SPIKE_BENCH_DIR) + "/cuba/cuba_network_4000.json";
     std::string jsonPath;
     std::string python = "/usr/bin/python3";
     std::string peerScript = std::string(SPIKE_BENCH_DIR) + "/cuba/brian2_cuba.py";
@@ -188,142 +198,9 @@ double meanRate(double spikes, double duration)
     return spikes / (static_cast<double>(cuba::kNeurons) * duration);
 }
 
-/// Parts of one run, each timed on its own [s].
-struct Breakdown {
-    double noProbes = 0.0;        ///< the full run without probes
-    double neurons = 0.0;         ///< both CUBALIF runners, one step per call, no executor
-    double neuronsBatched = 0.0;  ///< the same, --chunk steps per call (for the call overhead)
-    double delivery = 0.0;        ///< deliver() of the four projections, replayed step by step
-    double clearing = 0.0;        ///< of which: zeroing the input rows (clearListed())
-    double lockStepNoEdges = 0.0; ///< executor, lock-step, populations unconnected, no probes
-};
-
-/// Steps both populations' runners directly, `perCall` steps per runListing() call (run() and
-/// the listing of each step's spikes, as the executor calls them).
-double timeNeurons(const Options& opt, std::int64_t perCall)
+cuba::Breakdown measureBreakdown(const Options& opt)
 {
-    auto net = cuba::buildNetwork(opt.seed, false);
-    std::array<std::unique_ptr<engine::NodeRunner>, 2> runners{
-        net->getSubmodule("E").makeRunner(), net->getSubmodule("I").makeRunner()};
-    const std::array<std::int64_t, 2> sizes{cuba::kExcitatory, cuba::kInhibitory};
-    std::array<std::vector<float>, 2> in;
-    std::array<std::vector<float>, 2> out;
-    std::array<std::vector<float*>, 2> traces;
-    std::array<std::vector<std::int32_t>, 2> listed;
-    std::array<std::vector<std::int32_t>, 2> counts;
-    for (std::size_t k = 0; k < 2; ++k) {
-        runners[k]->load();
-        in[k].assign(static_cast<std::size_t>(perCall * 2 * sizes[k]), 0.0F);
-        out[k].assign(static_cast<std::size_t>(perCall * sizes[k]), 0.0F);
-        traces[k].assign(runners[k]->traces().size(), nullptr);
-        listed[k].assign(static_cast<std::size_t>(perCall * sizes[k]), 0);
-        counts[k].assign(static_cast<std::size_t>(perCall), 0);
-    }
-    const std::int64_t total = opt.steps();
-    const auto start = Clock::now();
-    for (std::int64_t done = 0; done < total;) {
-        const std::int64_t n = std::min(perCall, total - done);
-        for (std::size_t k = 0; k < 2; ++k) {
-            runners[k]->runListing(in[k].data(), n, out[k].data(), traces[k],
-                                   {listed[k].data(), counts[k].data(), sizes[k]});
-        }
-        done += n;
-    }
-    return secondsSince(start);
-}
-
-/// Replays `raster` through the four projections one step at a time, as the executor does:
-/// deliver EE, IE into E's input row and EI, II into I's from the step's spike lists (gather()),
-/// then zero what they wrote (clearListed(), after the populations ran).
-/// Returns {delivery with clearing, clearing alone} [s].
-std::pair<double, double> timeDelivery(const Options& opt,
-                                       const std::vector<std::vector<std::int32_t>>& raster)
-{
-    auto net = cuba::buildNetwork(opt.seed, true);
-    std::vector<float> preE(static_cast<std::size_t>(cuba::kExcitatory), 0.0F);
-    std::vector<float> preI(static_cast<std::size_t>(cuba::kInhibitory), 0.0F);
-    std::vector<float> inE(static_cast<std::size_t>(2 * cuba::kExcitatory), 0.0F);
-    std::vector<float> inI(static_cast<std::size_t>(2 * cuba::kInhibitory), 0.0F);
-    engine::Projection* ee = net->projection("EE");
-    engine::Projection* ei = net->projection("EI");
-    engine::Projection* ie = net->projection("IE");
-    engine::Projection* ii = net->projection("II");
-    std::vector<std::int32_t> listE(preE.size(), 0);
-    std::vector<std::int32_t> listI(preI.size(), 0);
-    std::int32_t countE = 0;
-    std::int32_t countI = 0;
-    const engine::SpikeLists spikesE{listE.data(), &countE, cuba::kExcitatory};
-    const engine::SpikeLists spikesI{listI.data(), &countI, cuba::kInhibitory};
-    const auto setRows = [&](const std::vector<std::int32_t>& ids, float value) {
-        countE = 0;
-        countI = 0;
-        for (const std::int32_t id : ids) {
-            if (id < cuba::kExcitatory) {
-                preE[static_cast<std::size_t>(id)] = value;
-                listE[static_cast<std::size_t>(countE++)] = id;
-            } else {
-                preI[static_cast<std::size_t>(id - cuba::kExcitatory)] = value;
-                listI[static_cast<std::size_t>(countI++)] = id - cuba::kExcitatory;
-            }
-        }
-    };
-    // The executor zeroes a consumed input row by undoing the listed deliveries into it.
-    const auto clearRows = [&] {
-        ee->clearListed(spikesE, 1, inE.data(), 2 * cuba::kExcitatory);
-        ie->clearListed(spikesI, 1, inE.data() + cuba::kExcitatory, 2 * cuba::kExcitatory);
-        ei->clearListed(spikesE, 1, inI.data(), 2 * cuba::kInhibitory);
-        ii->clearListed(spikesI, 1, inI.data() + cuba::kInhibitory, 2 * cuba::kInhibitory);
-    };
-    auto start = Clock::now();
-    for (const auto& ids : raster) {
-        setRows(ids, 1.0F);
-        ee->deliverListed(preE.data(), cuba::kExcitatory, spikesE, 1, inE.data(),
-                          2 * cuba::kExcitatory);
-        ie->deliverListed(preI.data(), cuba::kInhibitory, spikesI, 1,
-                          inE.data() + cuba::kExcitatory, 2 * cuba::kExcitatory);
-        ei->deliverListed(preE.data(), cuba::kExcitatory, spikesE, 1, inI.data(),
-                          2 * cuba::kInhibitory);
-        ii->deliverListed(preI.data(), cuba::kInhibitory, spikesI, 1,
-                          inI.data() + cuba::kInhibitory, 2 * cuba::kInhibitory);
-        clearRows();
-        setRows(ids, 0.0F);
-    }
-    const double withDelivery = secondsSince(start);
-    start = Clock::now();
-    float sink = 0.0F;
-    for (const auto& ids : raster) {
-        setRows(ids, 1.0F);
-        clearRows();
-        sink += inE[static_cast<std::size_t>(ids.size()) % inE.size()];
-        setRows(ids, 0.0F);
-    }
-    const double clearing = secondsSince(start);
-    volatile float keep = sink;
-    static_cast<void>(keep);
-    return {withDelivery, clearing};
-}
-
-/// The lock-step executor over the two unconnected populations, no probes.
-double timeLockStepWithoutEdges(const Options& opt)
-{
-    auto net = cuba::buildNetwork(opt.seed, false);
-    engine::ExecutorOptions eo;
-    eo.maxChunkSteps = opt.chunk;
-    eo.plan.lockStepAll = true;
-    auto exec = engine::makeCpuExecutor(*net, eo);
-    const std::int64_t total = opt.steps();
-    const auto start = Clock::now();
-    for (std::int64_t done = 0; done < total;) {
-        const std::int64_t n = std::min(opt.chunk, total - done);
-        exec->advance(n, nullptr, nullptr);
-        done += n;
-    }
-    return secondsSince(start);
-}
-
-Breakdown measureBreakdown(const Options& opt)
-{
-    Breakdown b;
+    cuba::Breakdown b;
     b.noProbes = std::numeric_limits<double>::infinity();
     b.neurons = b.noProbes;
     b.neuronsBatched = b.noProbes;
@@ -335,34 +212,14 @@ Breakdown measureBreakdown(const Options& opt)
     static_cast<void>(simulate(opt, engine::BackendKind::Cpu, true, &raster));
     for (int r = 0; r < opt.repeats; ++r) {
         b.noProbes = std::min(b.noProbes, simulate(opt, engine::BackendKind::Cpu, false).runSeconds);
-        b.neurons = std::min(b.neurons, timeNeurons(opt, 1));
-        b.neuronsBatched = std::min(b.neuronsBatched, timeNeurons(opt, opt.chunk));
-        const auto [delivery, clearing] = timeDelivery(opt, raster);
+        b.neurons = std::min(b.neurons, cuba::timeNeurons(opt.seed, opt.steps(), 1));
+        b.neuronsBatched = std::min(b.neuronsBatched, cuba::timeNeurons(opt.seed, opt.steps(), opt.chunk));
+        const auto [delivery, clearing] = cuba::timeDelivery(opt.seed, raster);
         b.delivery = std::min(b.delivery, delivery);
         b.clearing = std::min(b.clearing, clearing);
-        b.lockStepNoEdges = std::min(b.lockStepNoEdges, timeLockStepWithoutEdges(opt));
+        b.lockStepNoEdges = std::min(b.lockStepNoEdges, cuba::timeLockStepWithoutEdges(opt.seed, opt.steps(), opt.chunk));
     }
     return b;
-}
-
-void printBreakdown(const Breakdown& b, double full, double counting, std::int64_t steps)
-{
-    const auto line = [&](const char* what, double s) {
-        std::cout << "  " << what << fmt(s, 9, 3) << " s " << fmt(s / static_cast<double>(steps) * 1e6, 8, 2)
-                  << " us/step " << fmt(100.0 * s / full, 6, 1) << " %\n";
-    };
-    std::cout << "\nwhere the time goes (CPU, best of each; % of the full run " << fmt(full, 0, 3)
-              << " s):\n";
-    line("full run (probes + counting)            ", full);
-    line("  probes: copy + counting (full - none) ", full - b.noProbes);
-    line("    of which counting (this program)    ", counting);
-    line("  run without probes                    ", b.noProbes);
-    line("    neuron update + spike lists (1 step)", b.neurons);
-    line("    delivery (4 x deliverListed, 1 step)", b.delivery - b.clearing);
-    line("    clearing input rows (clearListed)   ", b.clearing);
-    line("    executor overhead (the rest)        ", b.noProbes - b.neurons - b.delivery);
-    line("  for reference: neuron update batched  ", b.neuronsBatched);
-    line("  for reference: lock-step, no edges    ", b.lockStepNoEdges);
 }
 
 }  // namespace
@@ -386,13 +243,40 @@ int main(int argc, char** argv)
     bool noLists = false;
     app.add_flag("--no-spike-lists", noLists,
                  "Executor without spike lists (dense delivery and counting, for comparison)");
+    bool noProduct = false;
+    app.add_flag("--no-product", noProduct,
+                 "Skip the product path (the model file through spikesim's HeadlessRun)");
+    app.add_option("--model", opt.modelPath, "Model file of the product path")
+        ->capture_default_str();
     app.add_option("--json", opt.jsonPath, "Also write the results to this JSON file");
     app.add_option("--python", opt.python, "Interpreter for the Brian2 peer")->capture_default_str();
     app.add_option("--peer", opt.peerScript, "Path of brian2_cuba.py")->capture_default_str();
+    std::string writeModel;
+    app.add_option("--write-model", writeModel,
+                   "Write the network of --seed as a model file (all arrays inline) and exit");
     CLI11_PARSE(app, argc, argv);
+    if (!writeModel.empty()) {
+        try {
+            engine::SaveOptions so;
+            so.inlineLimit = -1;
+            engine::saveModel(
+                writeModel, *cuba::buildNetwork(opt.seed, true), so,
+                {{"description",
+                  "Brian2's CUBA network (examples/CUBA.py): 3200 excitatory and 800 inhibitory "
+                  "CUBALIF, p = 0.02, we = 1.62 mV, wi = -9 mV, dt = 0.1 ms, every connection "
+                  "delayed one step; written by cuba_bench --write-model --seed " +
+                      std::to_string(opt.seed) + " (bench/cuba)"}});
+        } catch (const engine::Error& e) {
+            std::cerr << "cuba_bench: " << e.what() << "\n";
+            return 2;
+        }
+        std::cout << "wrote " << writeModel << "\n";
+        return 0;
+    }
     opt.brian = !noBrian;
     opt.breakdown = !noBreakdown;
     opt.spikeLists = !noLists;
+    opt.product = !noProduct;
 
     engine::BackendKind kind{};
     try {
@@ -439,6 +323,31 @@ int main(int argc, char** argv)
                   << " % of a core (busy machine)\n";
     }
 
+    std::optional<cuba::ProductResult> product;
+    if (opt.product) {
+        try {
+            product = cuba::timeProductPath(opt.modelPath, kind, opt.steps(), opt.repeats);
+        } catch (const engine::Error& e) {
+            std::cout << "product path failed: " << e.what() << "\n";
+        }
+    }
+    if (product) {
+        std::cout << "product path (" << product->backend << "): " << opt.modelPath << ", load "
+                  << fmt(product->loadSeconds, 0, 3) << " s, executor "
+                  << fmt(product->executorSeconds, 0, 3) << " s, run "
+                  << fmt(product->runSeconds, 0, 3) << " s (chunk " << product->chunk << "), "
+                  << product->spikes << " spikes, " << fmt(meanRate(product->spikes, opt.duration), 0, 3)
+                  << " Hz; spikes " << (product->spikes == best.spikes ? "equal" : "DIFFER from")
+                  << " the engine-only run's\n";
+        if (product->cpuShare < 0.9) {
+            std::cout << "NOTE: the best product-path run got "
+                      << static_cast<int>(100 * product->cpuShare) << " % of a core (busy machine)\n";
+        }
+        if (product->nonReproducible) {
+            std::cout << "WARNING: product path: " << *product->nonReproducible << "\n";
+        }
+    }
+
     std::optional<nlohmann::json> brian;
     if (opt.brian) {
         std::ostringstream cmd;
@@ -453,8 +362,17 @@ int main(int argc, char** argv)
         }
     }
 
-    std::cout << "\n            run [s]  setup [s]    spikes  rate [Hz]  synapses  Mevents/s\n";
-    std::cout << "SpikeStudio" << fmt(best.runSeconds, 8, 3)
+    std::cout << "\n                         run [s]  setup [s]    spikes  rate [Hz]  synapses  Mevents/s\n";
+    if (product) {
+        std::cout << "SpikeStudio product path" << fmt(product->runSeconds, 8, 3)
+                  << fmt(product->loadSeconds + product->executorSeconds, 11, 3)
+                  << fmt(product->spikes, 10, 0) << fmt(meanRate(product->spikes, opt.duration), 11, 3)
+                  << fmt(static_cast<double>(best.synapses), 10, 0)
+                  << fmt(product->spikes == best.spikes ? std::optional<double>(best.events / product->runSeconds / 1e6)
+                                                        : std::nullopt, 11, 1)
+                  << "\n";
+    }
+    std::cout << "SpikeStudio engine only " << fmt(best.runSeconds, 8, 3)
               << fmt(best.buildSeconds + best.executorSeconds, 11, 3) << fmt(best.spikes, 10, 0)
               << fmt(rate, 11, 3) << fmt(static_cast<double>(best.synapses), 10, 0)
               << fmt(best.events / best.runSeconds / 1e6, 11, 1) << "\n";
@@ -464,15 +382,18 @@ int main(int argc, char** argv)
         const nlohmann::json& b = *brian;
         const double bRun = b["run_seconds"].get<double>();
         const double bRate = b["mean_rate_hz"].get<double>();
-        std::cout << "Brian2     " << fmt(bRun, 8, 3)
+        std::cout << "Brian2                  " << fmt(bRun, 8, 3)
                   << fmt(b["codegen_seconds"].get<double>() + b["compile_seconds"].get<double>(), 11, 3)
                   << fmt(b["spikes"].get<double>(), 10, 0) << fmt(bRate, 11, 3)
                   << fmt(b["synapses"].get<double>(), 10, 0)
                   << fmt(b["synaptic_events"].get<double>() / bRun / 1e6, 11, 1) << "\n";
         ratio = bRun / best.runSeconds;
         rateDiff = (rate - bRate) / bRate;
-        std::cout << "Brian2 / SpikeStudio run time: " << fmt(ratio, 0, 2)
-                  << "x; rate difference (SpikeStudio - Brian2) / Brian2: "
+        std::cout << "Brian2 / SpikeStudio run time: " << fmt(ratio, 0, 2) << "x engine only";
+        if (product) {
+            std::cout << ", " << fmt(bRun / product->runSeconds, 0, 2) << "x product path";
+        }
+        std::cout << "; rate difference (SpikeStudio - Brian2) / Brian2: "
                   << fmt(*rateDiff * 100.0, 0, 1) << " %\n";
         std::cout << "(Brian2 " << b["brian2"].get<std::string>()
                   << " setup = code generation + compilation; binary incl. synapse creation "
@@ -483,16 +404,28 @@ int main(int argc, char** argv)
                               fmt(ratio, 0, 2) + "x)"
                         : std::string("not measured"))
               << "\n";
+    std::optional<double> productOverEngine;
+    if (product) {
+        productOverEngine = product->runSeconds / best.runSeconds;
+        std::cout << "product path / engine only run time: " << fmt(productOverEngine, 0, 3)
+                  << " (engine-only chunk " << opt.chunk << ", product chunk " << product->chunk
+                  << ")\n";
+    }
+    std::cout << "target: product path within 10 % of engine only: "
+              << (productOverEngine ? (*productOverEngine <= 1.1 ? "met" : "NOT met") +
+                                          std::string(" (") + fmt(productOverEngine, 0, 3) + ")"
+                                    : std::string("not measured"))
+              << "\n";
     std::cout << "target: mean rates within 10 %: "
               << (rateDiff ? (std::abs(*rateDiff) <= 0.1 ? "met" : "NOT met") + std::string(" (") +
                                  fmt(*rateDiff * 100.0, 0, 1) + " %)"
                            : std::string("not measured"))
               << "\n";
 
-    std::optional<Breakdown> breakdown;
+    std::optional<cuba::Breakdown> breakdown;
     if (opt.breakdown && best.backend == "cpu") {
         breakdown = measureBreakdown(opt);
-        printBreakdown(*breakdown, best.runSeconds, best.countSeconds, opt.steps());
+        cuba::printBreakdown(*breakdown, best.runSeconds, best.countSeconds, opt.steps());
     }
     std::cout << "load average at end: " << spike::bench::loadAverage() << "\n";
 
@@ -513,6 +446,22 @@ int main(int argc, char** argv)
                          {"brian2", brian ? *brian : nlohmann::json(nullptr)},
                          {"brian2_over_spikestudio", spike::bench::orNull(ratio)},
                          {"rate_difference", spike::bench::orNull(rateDiff)}};
+        if (product) {
+            j["product_path"] = {{"model", opt.modelPath},
+                                 {"backend", product->backend},
+                                 {"chunk", product->chunk},
+                                 {"run_seconds", product->runSeconds},
+                                 {"load_seconds", product->loadSeconds},
+                                 {"executor_seconds", product->executorSeconds},
+                                 {"spikes", product->spikes},
+                                 {"same_spikes_as_engine_only", product->spikes == best.spikes},
+                                 {"over_engine_only", *productOverEngine},
+                                 {"cpu_share", product->cpuShare}};
+            if (brian) {
+                j["brian2_over_product_path"] =
+                    (*brian)["run_seconds"].get<double>() / product->runSeconds;
+            }
+        }
         if (breakdown) {
             j["breakdown_seconds"] = {{"no_probes", breakdown->noProbes},
                                       {"neurons", breakdown->neurons},
