@@ -11,11 +11,11 @@
 #include "engine/io/model_clone.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/projections.hpp"
+#include "tests/circuit_helpers.hpp"
 #include "tests/graph_test_models.hpp"
 
 #include <QtTest/QtTest>
 
-#include <numeric>
 
 using namespace spike;
 using namespace spike::ui;
@@ -53,12 +53,6 @@ void setSize(GraphDocument& doc, NodeId node, std::int64_t n)
     pushOk(doc, std::make_unique<ConfigureNodeCommand>(doc, node, config));
 }
 
-double meanRate(const engine::EvolveResult& r, const std::string& path, std::int64_t steps)
-{
-    const engine::Tensor& s = r.record.at(path).at("spikes").data;
-    return std::accumulate(s.data(), s.data() + s.numel(), 0.0) / static_cast<double>(s.shape()[s.shape().rank() - 1]) /
-           (static_cast<double>(steps) * 1e-3);
-}
 
 }  // namespace
 
@@ -132,8 +126,8 @@ private Q_SLOTS:
         constexpr std::int64_t kSteps = 5000;
         const engine::EvolveResult r = model->evolve(engine::Tensor(engine::Shape{kSteps, 0}),
                                                      engine::RecordSpec({"lif.spikes", "lif_2.spikes"}));
-        const double a = meanRate(r, "lif", kSteps);
-        const double b = meanRate(r, "lif_2", kSteps);
+        const double a = spike::tests::meanRate(r, "lif", kSteps);
+        const double b = spike::tests::meanRate(r, "lif_2", kSteps);
         qInfo("Poisson(100) 10 Hz -> LIF(100) %.1f Hz -> LIF(50) %.1f Hz", a, b);
         QVERIFY2(a > 2.0 && a < 50.0, qPrintable(QString::number(a)));
         QVERIFY2(b > 2.0 && b < 50.0, qPrintable(QString::number(b)));

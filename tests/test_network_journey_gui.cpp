@@ -6,6 +6,7 @@
 // the toolbar, and undoes everything with Ctrl+Z back to the empty document. Every step is real
 // mouse and key input; the rates of the network built are checked on the engine's own run of it.
 // test_network_journey does the same through the commands alone.
+#include "circuit_helpers.hpp"
 #include "graph_test_models.hpp"
 #include "inspector_input_helpers.hpp"
 #include "real_input.hpp"
@@ -37,7 +38,6 @@
 #include <QUndoStack>
 #include <QtTest/QtTest>
 
-#include <numeric>
 
 using namespace spike::ui;
 using spike::tests::settle;
@@ -107,12 +107,6 @@ void typeAttribute(Inspector* inspector, const char* name, const QString& text)
     settle();
 }
 
-double meanRate(const spike::engine::EvolveResult& r, const std::string& path, std::int64_t steps)
-{
-    const spike::engine::Tensor& s = r.record.at(path).at("spikes").data;
-    return std::accumulate(s.data(), s.data() + s.numel(), 0.0) / static_cast<double>(s.shape()[s.shape().rank() - 1]) /
-           (static_cast<double>(steps) * 1e-3);
-}
 
 }  // namespace
 
@@ -221,8 +215,8 @@ private Q_SLOTS:
         constexpr std::int64_t kSteps = 5000;
         const auto r = copy->evolve(spike::engine::Tensor(spike::engine::Shape{kSteps, 0}),
                                     spike::engine::RecordSpec({"lif.spikes", "lif_2.spikes"}));
-        const double a = meanRate(r, "lif", kSteps);
-        const double b = meanRate(r, "lif_2", kSteps);
+        const double a = spike::tests::meanRate(r, "lif", kSteps);
+        const double b = spike::tests::meanRate(r, "lif_2", kSteps);
         qInfo("built by hand: Poisson(100) 10 Hz -> LIF(100) %.1f Hz -> LIF(50) %.1f Hz", a, b);
         QVERIFY2(a > 2.0 && a < 50.0, qPrintable(QString::number(a)));
         QVERIFY2(b > 2.0 && b < 50.0, qPrintable(QString::number(b)));

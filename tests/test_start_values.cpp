@@ -6,13 +6,15 @@
 #include "engine/io/model_io.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
+#include "tests/circuit_helpers.hpp"
 
 #include <QtTest/QtTest>
 
 #include <algorithm>
-#include <numeric>
 
 using namespace spike::engine;
+using spike::tests::circuitDocument;
+using spike::tests::meanRate;
 
 namespace {
 
@@ -26,14 +28,6 @@ nlohmann::json sparse(std::int64_t from, std::int64_t to)
 {
     const nlohmann::json config = {{"shape", {from, to}}};
     return {{"type", "SparseProjection"}, {"config", config}, {"attributes", startValues("SparseProjection", config)}};
-}
-
-/// Mean rate [Hz] of `path`.spikes over `steps` steps of dt = 1 ms.
-double meanRate(const EvolveResult& result, const std::string& path, std::int64_t steps)
-{
-    const Tensor& spikes = result.record.at(path).at("spikes").data;
-    const double total = std::accumulate(spikes.data(), spikes.data() + spikes.numel(), 0.0);
-    return total / static_cast<double>(spikes.shape()[spikes.shape().rank() - 1]) / (static_cast<double>(steps) * 1e-3);
 }
 
 }  // namespace
@@ -60,18 +54,11 @@ private Q_SLOTS:
         QFETCH(int, second);
         nlohmann::json poisson = node("poisson", "PoissonSource", {{"shape", {inputs}}});
         poisson["attributes"]["seed"] = 1;
-        const nlohmann::json doc = {
-            {"format", "spikestudio.model"},
-            {"version", 1},
-            {"model",
-             {{"type", "Network"},
-              {"config", {{"input_size", 0}, {"output_size", 0}}},
-              {"children",
-               {poisson, node("a", "LIF", {{"shape", {first, first}}, {"has_rec", false}}),
-                node("b", "LIF", {{"shape", {second, second}}, {"has_rec", false}})}},
-              {"connections",
-               {{{"name", "poisson_to_a"}, {"from", "poisson.out"}, {"to", "a.in"}, {"projection", sparse(inputs, first)}},
-                {{"name", "a_to_b"}, {"from", "a.spikes"}, {"to", "b.in"}, {"projection", sparse(first, second)}}}}}}};
+        const nlohmann::json doc = circuitDocument(
+            {poisson, node("a", "LIF", {{"shape", {first, first}}, {"has_rec", false}}),
+             node("b", "LIF", {{"shape", {second, second}}, {"has_rec", false}})},
+            {{{"name", "poisson_to_a"}, {"from", "poisson.out"}, {"to", "a.in"}, {"projection", sparse(inputs, first)}},
+             {{"name", "a_to_b"}, {"from", "a.spikes"}, {"to", "b.in"}, {"projection", sparse(first, second)}}});
         const ModelDocument model = modelFromJson(doc, "start values", ".");
         constexpr std::int64_t kSteps = 5000;  // 5 s
         const EvolveResult result =
@@ -102,16 +89,9 @@ private Q_SLOTS:
         QFETCH(QString, source);
         QFETCH(double, low);
         QFETCH(double, high);
-        const nlohmann::json doc = {
-            {"format", "spikestudio.model"},
-            {"version", 1},
-            {"model",
-             {{"type", "Network"},
-              {"config", {{"input_size", 0}, {"output_size", 0}}},
-              {"children",
-               {node("source", source.toStdString(), {{"shape", {1}}}),
-                node("lif", "LIF", {{"shape", {1, 1}}, {"has_rec", false}})}},
-              {"connections", {{{"name", "drive"}, {"from", "source.out"}, {"to", "lif.in"}}}}}}};
+        const nlohmann::json doc = circuitDocument(
+            {node("source", source.toStdString(), {{"shape", {1}}}), node("lif", "LIF", {{"shape", {1, 1}}, {"has_rec", false}})},
+            {{{"name", "drive"}, {"from", "source.out"}, {"to", "lif.in"}}});
         const ModelDocument model = modelFromJson(doc, "start values", ".");
         constexpr std::int64_t kSteps = 5000;
         const EvolveResult result = model.root->evolve(Tensor(Shape{kSteps, 0}), RecordSpec({"lif.spikes"}));
@@ -123,15 +103,9 @@ private Q_SLOTS:
     void pulsesShowAsBursts()
     {
         // 100 ms pulses every 200 ms: the LIF fires during pulses and is silent between them.
-        const nlohmann::json doc = {
-            {"format", "spikestudio.model"},
-            {"version", 1},
-            {"model",
-             {{"type", "Network"},
-              {"config", {{"input_size", 0}, {"output_size", 0}}},
-              {"children",
-               {node("pulses", "PulseTrain", {{"shape", {1}}}), node("lif", "LIF", {{"shape", {1, 1}}, {"has_rec", false}})}},
-              {"connections", {{{"name", "drive"}, {"from", "pulses.out"}, {"to", "lif.in"}}}}}}};
+        const nlohmann::json doc = circuitDocument(
+            {node("pulses", "PulseTrain", {{"shape", {1}}}), node("lif", "LIF", {{"shape", {1, 1}}, {"has_rec", false}})},
+            {{{"name", "drive"}, {"from", "pulses.out"}, {"to", "lif.in"}}});
         const ModelDocument model = modelFromJson(doc, "start values", ".");
         const EvolveResult result = model.root->evolve(Tensor(Shape{1000, 0}), RecordSpec({"lif.spikes"}));
         const Tensor& spikes = result.record.at("lif").at("spikes").data;

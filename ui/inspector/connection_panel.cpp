@@ -363,14 +363,17 @@ bool ConnectionPanel::pushAttribute(NodeId node, const std::string& attribute, e
     if (!gateAllows(node, attribute)) {
         return false;
     }
-    const engine::Status s = pushCommand(*m_doc, std::make_unique<SetAttributeCommand>(*m_doc, node, attribute, std::move(value)));
-    if (!s.ok) {
-        showMessage(QString::fromStdString(s.message));
-        return false;
+    return push(std::make_unique<SetAttributeCommand>(*m_doc, node, attribute, std::move(value)));
+}
+
+bool ConnectionPanel::push(std::unique_ptr<GraphCommand> command)
+{
+    const engine::Status status = pushCommand(*m_doc, std::move(command));
+    showMessage(status.ok ? QString() : QString::fromStdString(status.message));
+    if (status.ok) {
+        Q_EMIT edited(m_connection);
     }
-    showMessage({});
-    Q_EMIT edited(m_connection);
-    return true;
+    return status.ok;
 }
 
 void ConnectionPanel::setKind(int index)
@@ -383,13 +386,7 @@ void ConnectionPanel::setKind(int index)
     if (type == s.type) {
         return;
     }
-    const engine::Status status = pushCommand(*m_doc, std::make_unique<SetProjectionCommand>(*m_doc, m_connection, type));
-    if (!status.ok) {
-        showMessage(QString::fromStdString(status.message));
-    } else {
-        showMessage({});
-        Q_EMIT edited(m_connection);
-    }
+    push(std::make_unique<SetProjectionCommand>(*m_doc, m_connection, type));
     refresh();
 }
 
@@ -398,13 +395,7 @@ void ConnectionPanel::setDelayed(bool on)
     if (m_doc == nullptr) {
         return;
     }
-    const engine::Status status = pushCommand(*m_doc, std::make_unique<SetDelayedCommand>(*m_doc, m_connection, on));
-    if (!status.ok) {
-        showMessage(QString::fromStdString(status.message));
-    } else {
-        showMessage({});
-        Q_EMIT edited(m_connection);
-    }
+    push(std::make_unique<SetDelayedCommand>(*m_doc, m_connection, on));
     refresh();
 }
 

@@ -16,11 +16,14 @@
 // Thread: GUI thread only.
 #pragma once
 
+#include "ui/document/graph_commands.hpp"
 #include "ui/document/graph_document.hpp"
 #include "ui/inspector/inspector.hpp"
 
 #include <QPointer>
 #include <QWidget>
+
+#include <memory>
 
 class QCheckBox;
 class QComboBox;
@@ -84,6 +87,9 @@ private:
     void showMessage(const QString& message);
     bool gateAllows(NodeId node, const std::string& attribute);
     bool pushAttribute(NodeId node, const std::string& attribute, engine::AttributeValue value);
+    /// Pushes `command`; its refusal is shown under the controls, a success clears the message
+    /// and emits edited(). Returns whether it was pushed.
+    bool push(std::unique_ptr<GraphCommand> command);
 
     QPointer<GraphDocument> m_doc;
     ConnectionId m_connection;
