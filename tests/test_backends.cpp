@@ -19,6 +19,7 @@
 #include "engine/layers/linear.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
+#include "tests/projection_test_helpers.hpp"
 #include "engine/sources/sources.hpp"
 #include "kernels/cuda_device.hpp"
 #include "tests/layer_test_helpers.hpp"
@@ -281,15 +282,6 @@ constexpr std::int64_t kExc = 80;
 constexpr std::int64_t kInh = 20;
 constexpr std::int64_t kDrive = 40;
 
-std::unique_ptr<SparseProjection> sparse(std::int64_t from, std::int64_t to, float weight,
-                                         float inDegree, float delay, float seed)
-{
-    return std::make_unique<SparseProjection>(from, to,
-                                              AttributeMap{{"weight", scalar(weight)},
-                                                           {"in_degree", scalar(inDegree)},
-                                                           {"delay", scalar(delay)},
-                                                           {"seed", scalar(seed)}});
-}
 
 /// Brian2's CUBA network in small: 0/1 input spikes drive E (80) and I (20) CUBALIF
 /// populations coupled by sparse projections with delays 0, 1 and 2; E → I is undelayed, the
@@ -307,12 +299,12 @@ std::unique_ptr<Network> cubaNetwork()
         }
         net->addNode(name, std::move(pop));
     }
-    net->connect("in", "E.exc", sparse(kDrive, kExc, 1.62F, 4, 0, 1));
-    net->connect("in", "I.exc", sparse(kDrive, kInh, 1.62F, 4, 1, 2));
-    net->connect("E", "E.exc", sparse(kExc, kExc, 1.62F, 8, 2, 3));
-    net->connect("E", "I.exc", sparse(kExc, kInh, 1.62F, 8, 0, 4));
-    net->connect("I", "E.inh", sparse(kInh, kExc, -9.0F, 4, 1, 5));
-    net->connect("I", "I.inh", sparse(kInh, kInh, -9.0F, 4, 0, 6));
+    net->connect("in", "E.exc", spike::tests::sparseProjection(kDrive, kExc, 1.62F, 4, 0, 1));
+    net->connect("in", "I.exc", spike::tests::sparseProjection(kDrive, kInh, 1.62F, 4, 1, 2));
+    net->connect("E", "E.exc", spike::tests::sparseProjection(kExc, kExc, 1.62F, 8, 2, 3));
+    net->connect("E", "I.exc", spike::tests::sparseProjection(kExc, kInh, 1.62F, 8, 0, 4));
+    net->connect("I", "E.inh", spike::tests::sparseProjection(kInh, kExc, -9.0F, 4, 1, 5));
+    net->connect("I", "I.inh", spike::tests::sparseProjection(kInh, kInh, -9.0F, 4, 0, 6));
     return net;
 }
 
@@ -338,7 +330,7 @@ std::unique_ptr<Network> mixedNetwork()
                  std::make_unique<OneToOneProjection>(8, AttributeMap{{"weight", scalar(2.0F)}}));
     net->connect("a", "mix");
     net->connect("mix", "b");
-    net->connect("a", "b", sparse(8, 6, 0.7F, 3, 2, 5));
+    net->connect("a", "b", spike::tests::sparseProjection(8, 6, 0.7F, 3, 2, 5));
     auto back = std::make_unique<DenseProjection>(6, 8);
     spike::tests::randomize(*back, 11);
     net->connect("b", "a", std::move(back));

@@ -11,6 +11,7 @@
 // and skip without a usable device otherwise.
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
+#include "tests/projection_test_helpers.hpp"
 #include "engine/neurons/cuba_lif.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/runtime/backend.hpp"
@@ -49,15 +50,6 @@ std::string unavailable(const std::string& backend)
     return device.available ? std::string() : "no usable CUDA device: " + device.reason;
 }
 
-std::unique_ptr<SparseProjection> sparse(std::int64_t from, std::int64_t to, float weight,
-                                         float inDegree, float delay, float seed)
-{
-    return std::make_unique<SparseProjection>(from, to,
-                                              AttributeMap{{"weight", scalar(weight)},
-                                                           {"in_degree", scalar(inDegree)},
-                                                           {"delay", scalar(delay)},
-                                                           {"seed", scalar(seed)}});
-}
 
 /// Poisson (40) → E (50) → out, with E → E sparse, delay 2, on a delayed connection.
 std::unique_ptr<Network> delayedNetwork(const std::string& neuron)
@@ -71,12 +63,12 @@ std::unique_ptr<Network> delayedNetwork(const std::string& neuron)
                                                              {"tau_mem", scalar(0.01F)},
                                                              {"tau_syn", scalar(0.005F)},
                                                              {"max_spikes_per_dt", scalar(1)}}));
-        net->connect("drive", "E", sparse(kDrive, kE, 0.03F, 6, 0, 1));
-        net->connect("E", "E", sparse(kE, kE, 0.006F, 8, 2, 2));
+        net->connect("drive", "E", spike::tests::sparseProjection(kDrive, kE, 0.03F, 6, 0, 1));
+        net->connect("E", "E", spike::tests::sparseProjection(kE, kE, 0.006F, 8, 2, 2));
     } else {
         net->addNode("E", std::make_unique<CUBALIF>(kE));
-        net->connect("drive", "E.exc", sparse(kDrive, kE, 4.0F, 6, 0, 1));
-        net->connect("E", "E.exc", sparse(kE, kE, 3.0F, 8, 2, 2));
+        net->connect("drive", "E.exc", spike::tests::sparseProjection(kDrive, kE, 4.0F, 6, 0, 1));
+        net->connect("E", "E.exc", spike::tests::sparseProjection(kE, kE, 3.0F, 8, 2, 2));
     }
     net->connect("E", "out");
     return net;

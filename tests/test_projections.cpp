@@ -7,6 +7,7 @@
 #include "engine/io/model_io.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/projections.hpp"
+#include "tests/projection_test_helpers.hpp"
 #include "engine/tensor/random.hpp"
 #include "tests/layer_test_helpers.hpp"
 #include "tests/module_compare.hpp"
@@ -26,20 +27,10 @@ using namespace spike::engine;  // NOLINT: test file
 using spike::tests::expectError;
 using spike::tests::uniformTensor;
 
+using spike::tests::spikeInput;
+
 namespace {
 
-/// (T, N) input: most entries 0, some 1, some 2 (two spikes in a step), some graded values.
-Tensor spikeInput(std::int64_t steps, std::int64_t n, std::uint64_t seed)
-{
-    Random rng(seed);
-    Tensor t(Shape{steps, n});
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        const double u = rng.uniform();
-        const auto graded = static_cast<float>(rng.uniform(-1.5, 1.5));
-        t[i] = u < 0.75 ? 0.0F : u < 0.87 ? 1.0F : u < 0.93 ? 2.0F : graded;
-    }
-    return t;
-}
 
 /// The CSR as a dense (Nsrc, Ndst) matrix of weights; also checks the CSR's layout invariants.
 Tensor denseFromCsr(const SparseProjection& sp)

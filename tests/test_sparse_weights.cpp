@@ -10,6 +10,7 @@
 #include "engine/io/model_io.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
+#include "tests/projection_test_helpers.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/runtime/backend.hpp"
 #include "engine/tensor/random.hpp"
@@ -28,19 +29,10 @@
 
 using namespace spike::engine;  // NOLINT: test file
 
+using spike::tests::spikeInput;
+
 namespace {
 
-Tensor spikeInput(std::int64_t steps, std::int64_t n, std::uint64_t seed)
-{
-    Random rng(seed);
-    Tensor t(Shape{steps, n});
-    for (std::int64_t i = 0; i < t.numel(); ++i) {
-        const double u = rng.uniform();
-        const auto graded = static_cast<float>(rng.uniform(-1.5, 1.5));
-        t[i] = u < 0.75 ? 0.0F : u < 0.87 ? 1.0F : u < 0.93 ? 2.0F : graded;
-    }
-    return t;
-}
 
 std::uint64_t digest(const Tensor& t)
 {
