@@ -1,0 +1,408 @@
+// fiCurve(): the batched sweep, the spike statistics and the analytic curves (fi_curve.hpp).
+// Thread: whichever thread calls it; it touches only its own copies of the module.
+#include "engine/analysis/fi_curve.hpp"
+
+#include "engine/io/model_clone.hpp"
+#include "engine/tensor/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace spike::engine {
+
+namespace {
+
+/// Spike statistics of one current over the measured steps.
+struct Measured {
+    double rateHz = 0.0;
+    double firstIsiRateHz = 0.0;
+    double spikes = 0.0;
+};
+
+std::string num(double v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+void validate(const FiOptions& o)
+{
+    if (!std::isfinite(o.start) || !std::isfinite(o.stop)) {
+        throw Error("f-I curve: the current range " + num(o.start) + ":" + num(o.stop) +
+                    " is not finite");
+    }
+    if (o.start > o.stop) {
+        throw Error("f-I curve: the current range is empty (start " + num(o.start) +
+                    " > stop " + num(o.stop) + ")");
+    }
+    if (o.count < 1 || o.count > kFiMaxCount) {
+        throw Error("f-I curve: count " + std::to_string(o.count) + " is out of range (1 to " +
+                    std::to_string(kFiMaxCount) + " currents)");
+    }
+    if (o.steps && *o.steps < 1) {
+        throw Error("f-I curve: steps " + std::to_string(*o.steps) + " must be at least 1");
+    }
+    if (o.warmupSteps < 0) {
+        throw Error("f-I curve: warm-up " + std::to_string(o.warmupSteps) +
+                    " steps must not be negative");
+    }
+}
+
+/// The population copy every batch runs on: States at rest.
+std::unique_ptr<Module> restingCopy(const Module& neuron)
+{
+    auto copy = cloneModule(neuron);
+    copy->resetState();
+    copy->eval();
+    return copy;
+}
+
+/// Runs `currents` as one or more batches; one Measured per current.
+class Sweep {
+public:
+    Sweep(const Module& neuron, const PortSpec& port, std::int64_t warmup, std::int64_t steps,
+          double dt)
+        : m_neuron(neuron), m_port(port), m_warmup(warmup), m_steps(steps), m_dt(dt)
+    {
+    }
+
+    std::vector<Measured> run(const std::vector<double>& currents) const
+    {
+        const std::int64_t total = m_warmup + m_steps;
+        const std::int64_t width = std::max(m_neuron.sizeIn(), m_neuron.sizeOut());
+        const std::int64_t perBatch = std::max<std::int64_t>(1, kFiBatchFloats / (total * width));
+        std::vector<Measured> out;
+        out.reserve(currents.size());
+        for (std::size_t first = 0; first < currents.size();
+             first += static_cast<std::size_t>(perBatch)) {
+            const std::size_t n = std::min(currents.size() - first,
+                                           static_cast<std::size_t>(perBatch));
+            runBatch(currents.data() + first, n, out);
+        }
+        return out;
+    }
+
+private:
+    void runBatch(const double* currents, std::size_t n, std::vector<Measured>& out) const
+    {
+        const std::int64_t total = m_warmup + m_steps;
+        const std::int64_t nin = m_neuron.sizeIn();
+        const std::int64_t nout = m_neuron.sizeOut();
+        const auto b = static_cast<std::int64_t>(n);
+        Tensor input(Shape{b, total, nin});
+        for (std::int64_t k = 0; k < b; ++k) {
+            const auto x = static_cast<float>(currents[k]);
+            for (std::int64_t t = 0; t < total; ++t) {
+                float* row = input.data() + (k * total + t) * nin;
+                std::fill(row + m_port.offset, row + m_port.offset + m_port.size, x);
+            }
+        }
+        auto copy = restingCopy(m_neuron);
+        const Tensor spikes = copy->evolve(input).output;  // (B, T, Nout)
+        const double seconds = static_cast<double>(m_steps) * m_dt;
+        std::vector<std::int64_t> firstStep(static_cast<std::size_t>(nout));
+        std::vector<double> firstCount(static_cast<std::size_t>(nout));
+        std::vector<double> isiRate(static_cast<std::size_t>(nout));
+        for (std::int64_t k = 0; k < b; ++k) {
+            std::fill(firstStep.begin(), firstStep.end(), -1);
+            std::fill(isiRate.begin(), isiRate.end(), -1.0);
+            double count = 0.0;
+            for (std::int64_t t = m_warmup; t < total; ++t) {
+                const float* row = spikes.data() + (k * total + t) * nout;
+                for (std::int64_t j = 0; j < nout; ++j) {
+                    const double s = row[j];
+                    if (s <= 0.0) {
+                        continue;
+                    }
+                    count += s;
+                    const auto uj = static_cast<std::size_t>(j);
+                    if (isiRate[uj] >= 0.0) {
+                        continue;
+                    }
+                    if (firstStep[uj] < 0) {
+                        firstStep[uj] = t;
+                        firstCount[uj] = s;
+                        if (s >= 2.0) {
+                            isiRate[uj] = s / m_dt;
+                        }
+                    } else {
+                        isiRate[uj] = 1.0 / (static_cast<double>(t - firstStep[uj]) * m_dt);
+                    }
+                }
+            }
+            double isiSum = 0.0;
+            for (double r : isiRate) {
+                isiSum += std::max(r, 0.0);
+            }
+            Measured m;
+            m.spikes = count;
+            m.rateHz = count / (static_cast<double>(nout) * seconds);
+            m.firstIsiRateHz = isiSum / static_cast<double>(nout);
+            out.push_back(m);
+        }
+    }
+
+    const Module& m_neuron;
+    PortSpec m_port;
+    std::int64_t m_warmup;
+    std::int64_t m_steps;
+    double m_dt;
+};
+
+/// Whether every element of `name` equals the first.
+bool uniform(const Module& m, const std::string& name)
+{
+    const Tensor& t = m.tensor(name);
+    for (std::int64_t i = 1; i < t.numel(); ++i) {
+        if (t[i] != t[0]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// "" when all of `names` are uniform over the population, else the first that is not.
+std::string firstNonUniform(const Module& m, std::initializer_list<const char*> names)
+{
+    for (const char* name : names) {
+        if (!uniform(m, name)) {
+            return name;
+        }
+    }
+    return {};
+}
+
+double value(const Module& m, const char* name)
+{
+    return static_cast<double>(m.tensor(name)[0]);
+}
+
+/// LIF's recurrence for constant input, in double, from rest: spikes in the measured steps.
+double lifDiscreteRate(const Module& m, double x, std::int64_t warmup, std::int64_t steps,
+                       double dt)
+{
+    const auto nsyn = m.sizeIn() / m.sizeOut();
+    const double alpha = value(m, "alpha");
+    const double beta = value(m, "beta");
+    const double bias = value(m, "bias");
+    const double theta = value(m, "threshold");
+    const double maxSpikes = value(m, "max_spikes_per_dt");
+    double isyn = 0.0;
+    double v = 0.0;
+    double count = 0.0;
+    for (std::int64_t t = 0; t < warmup + steps; ++t) {
+        isyn = (isyn + x) * beta;
+        v = v * alpha + static_cast<double>(nsyn) * isyn + bias;
+        if (v >= theta) {
+            const double s = std::min(std::floor(v / theta), maxSpikes);
+            v -= s * theta;
+            if (t >= warmup) {
+                count += s;
+            }
+        }
+    }
+    return count / (static_cast<double>(steps) * dt);
+}
+
+/// 1 / (t_ref + tau ln((V - v_reset) / (V - v_th))), 0 when V <= v_th.
+double continuousRate(double vInf, double vReset, double vTh, double tau, double tRef)
+{
+    if (!(vInf > vTh)) {
+        return 0.0;
+    }
+    return 1.0 / (tRef + tau * std::log((vInf - vReset) / (vInf - vTh)));
+}
+
+/// Fills curve.analyticHz / analyticKind, or analyticNote with the reason there is none.
+void analytic(const Module& m, FiCurve& curve)
+{
+    const std::string type = m.className();
+    std::string odd;
+    if (type == "LIF") {
+        if (m.hasAttribute("w_rec")) {
+            curve.analyticNote = "LIF with recurrent weights has no analytic curve";
+            return;
+        }
+        if (value(m, "noise_std") != 0.0) {
+            curve.analyticNote = "LIF with membrane noise has no analytic curve";
+            return;
+        }
+        odd = firstNonUniform(m, {"alpha", "beta", "bias", "threshold"});
+        if (odd.empty()) {
+            curve.analyticKind = "exact discrete";
+            for (double x : curve.current) {
+                curve.analyticHz.push_back(
+                    lifDiscreteRate(m, x, curve.warmupSteps, curve.steps, curve.dt));
+            }
+        }
+    } else if (type == "LIFRefrac") {
+        odd = firstNonUniform(m, {"tau_syn_inv", "tau_mem_inv", "v_leak", "v_th", "v_reset",
+                                  "rho_reset"});
+        if (odd.empty()) {
+            curve.analyticKind = "continuous approximation";
+            const double dtF = static_cast<double>(m.tensor("dt")[0]);
+            const auto aSyn = static_cast<double>(static_cast<float>(
+                static_cast<float>(dtF) * m.tensor("tau_syn_inv")[0]));
+            const double tau = 1.0 / value(m, "tau_mem_inv");
+            const double tRef = value(m, "rho_reset") * curve.dt;
+            for (double x : curve.current) {
+                curve.analyticHz.push_back(continuousRate(value(m, "v_leak") + x / aSyn,
+                                                          value(m, "v_reset"), value(m, "v_th"),
+                                                          tau, tRef));
+            }
+        }
+    } else if (type == "CUBALIF") {
+        odd = firstNonUniform(m, {"tau_mem", "tau_exc", "v_rest", "v_reset", "v_th",
+                                  "refractory_time"});
+        if (odd.empty()) {
+            curve.analyticKind = "continuous approximation";
+            for (double x : curve.current) {
+                curve.analyticHz.push_back(continuousRate(
+                    value(m, "v_rest") + x * value(m, "tau_exc") / curve.dt,
+                    value(m, "v_reset"), value(m, "v_th"), value(m, "tau_mem"),
+                    value(m, "refractory_time")));
+            }
+        }
+    } else {
+        curve.analyticNote = type + " has no analytic f-I curve";
+        return;
+    }
+    if (!odd.empty()) {
+        curve.analyticNote = "no analytic curve: " + odd + " differs between neurons";
+    }
+}
+
+/// The smallest spiking current between `lo` (silent) and `hi` (spiking): two batched rounds.
+double refineRheobase(const Sweep& sweep, double lo, double hi)
+{
+    constexpr int kInterior = 15;
+    for (int round = 0; round < 2; ++round) {
+        std::vector<double> xs;
+        for (int i = 1; i <= kInterior; ++i) {
+            xs.push_back(lo + (hi - lo) * i / (kInterior + 1));
+        }
+        const auto measured = sweep.run(xs);
+        double newLo = lo;
+        double newHi = hi;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            if (measured[i].spikes > 0.0) {
+                newHi = xs[i];
+                break;
+            }
+            newLo = xs[i];
+        }
+        lo = newLo;
+        hi = newHi;
+    }
+    return hi;
+}
+
+}  // namespace
+
+FiCurve fiCurve(const Module& neuron, const FiOptions& options)
+{
+    validate(options);
+    const std::string who = "f-I curve of '" + neuron.className() + "'";
+    std::optional<PortSpec> out;
+    for (const PortSpec& p : neuron.outputPorts()) {
+        if (p.name == "spikes") {
+            out = p;
+        }
+    }
+    if (!out) {
+        throw Error(who + ": the module has no spikes output (an f-I curve needs a spiking "
+                    "neuron population: LIF, LIFRefrac or CUBALIF)");
+    }
+    std::optional<PortSpec> in;
+    for (const PortSpec& p : neuron.inputPorts()) {
+        if (!in && (p.name == "in" || p.name == "exc")) {
+            in = p;
+        }
+    }
+    if (!in || in->size < 1) {
+        throw Error(who + ": the module has no \"in\" or \"exc\" input port to drive");
+    }
+
+    FiCurve curve;
+    curve.port = in->name;
+    curve.neurons = neuron.sizeOut();
+    curve.dt = neuron.timeStep();
+    if (!(curve.dt > 0.0) || !std::isfinite(curve.dt)) {
+        throw Error(who + ": the time step " + num(curve.dt) + " s is not positive");
+    }
+    curve.steps = options.steps ? *options.steps
+                                : std::max<std::int64_t>(1, std::llround(1.0 / curve.dt));
+    curve.warmupSteps = options.warmupSteps;
+    constexpr std::int64_t kMaxStepsPerRun = 100000000;
+    const std::int64_t total = curve.steps + curve.warmupSteps;
+    const std::int64_t width = std::max(neuron.sizeIn(), neuron.sizeOut());
+    if (curve.steps > kMaxStepsPerRun || curve.warmupSteps > kMaxStepsPerRun ||
+        total * width > kMaxStepsPerRun) {
+        throw Error(who + ": " + std::to_string(total) + " steps x " + std::to_string(width) +
+                    " channels is too long a run (at most " + std::to_string(kMaxStepsPerRun) +
+                    " step-channels per current)");
+    }
+
+    for (std::int64_t k = 0; k < options.count; ++k) {
+        // (start (n - 1 - k) + stop k) / (n - 1): both ends exact, 0 exact in a symmetric range.
+        const auto n1 = static_cast<double>(options.count - 1);
+        const auto kd = static_cast<double>(k);
+        curve.current.push_back(options.count == 1
+                                    ? options.start
+                                    : (options.start * (n1 - kd) + options.stop * kd) / n1);
+    }
+    const Sweep sweep(neuron, *in, curve.warmupSteps, curve.steps, curve.dt);
+    const auto measured = sweep.run(curve.current);
+    for (const Measured& m : measured) {
+        curve.rateHz.push_back(m.rateHz);
+        curve.firstIsiRateHz.push_back(m.firstIsiRateHz);
+    }
+    for (std::size_t k = 0; k < measured.size(); ++k) {
+        if (measured[k].spikes > 0.0) {
+            curve.rheobase = curve.current[k];
+            if (k > 0 && options.refineRheobase) {
+                curve.rheobase = refineRheobase(sweep, curve.current[k - 1], curve.current[k]);
+                curve.rheobaseRefined = true;
+            }
+            break;
+        }
+    }
+    analytic(neuron, curve);
+    return curve;
+}
+
+void parseCurrentRange(const std::string& text, FiOptions& options)
+{
+    const auto c1 = text.find(':');
+    const auto c2 = c1 == std::string::npos ? std::string::npos : text.find(':', c1 + 1);
+    if (c2 == std::string::npos || text.find(':', c2 + 1) != std::string::npos) {
+        throw Error("--current '" + text + "' is not START:STOP:COUNT");
+    }
+    auto number = [&](const std::string& part, const char* what) {
+        std::size_t used = 0;
+        double v = 0.0;
+        try {
+            v = std::stod(part, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (part.empty() || used != part.size()) {
+            throw Error(std::string("--current: ") + what + " '" + part + "' is not a number");
+        }
+        return v;
+    };
+    const double start = number(text.substr(0, c1), "START");
+    const double stop = number(text.substr(c1 + 1, c2 - c1 - 1), "STOP");
+    const double count = number(text.substr(c2 + 1), "COUNT");
+    if (count != std::floor(count) || !(std::abs(count) <= 1e15)) {
+        throw Error("--current: COUNT '" + text.substr(c2 + 1) + "' is not a whole number");
+    }
+    options.start = start;
+    options.stop = stop;
+    options.count = static_cast<std::int64_t>(count);
+}
+
+}  // namespace spike::engine
