@@ -117,6 +117,20 @@ Stats stats(const spike::engine::Tensor& t)
     return s;
 }
 
+/// Shows `w` with kModel and a wire poisson.out -> lif.in carrying a projection of `type`.
+ConnectionId showWithWire(MainWindow& w, const char* type)
+{
+    spike::tests::showMainWindow(w);
+    if (!w.openModelFromJson(kModel, QStringLiteral("wires"))) {
+        qFatal("kModel did not open");
+    }
+    GraphDocument& doc = *w.document();
+    spike::tests::pushOk(doc, std::make_unique<ConnectWithProjectionCommand>(doc, doc.rootId(), "poisson.out", "lif.in", type));
+    w.canvas()->fitToView();
+    settle();
+    return doc.connections(doc.rootId()).front();
+}
+
 }  // namespace
 
 class TestWireProjection : public QObject {
@@ -334,15 +348,9 @@ void TestWireProjection::buildAndEditAProjectionByHand()
 void TestWireProjection::wireMenuOffersTheKinds()
 {
     MainWindow w;
-    spike::tests::showMainWindow(w);
-    QVERIFY(w.openModelFromJson(kModel, QStringLiteral("wires")));
+    const ConnectionId id = showWithWire(w, "DenseProjection");
     GraphDocument& doc = *w.document();
     GraphCanvas* canvas = w.canvas();
-    spike::tests::pushOk(doc, std::make_unique<ConnectWithProjectionCommand>(doc, doc.rootId(), "poisson.out", "lif.in",
-                                                                             "DenseProjection"));
-    canvas->fitToView();
-    settle();
-    const ConnectionId id = doc.connections(doc.rootId()).front();
     GraphWireItem* wire = canvas->wireItem(id);
     const QPoint onWire = canvas->mapFromScene(GraphWireItem::curve(wire->from(), wire->to()).pointAtPercent(0.3));
     QMenu menu;
@@ -381,15 +389,9 @@ void TestWireProjection::wireMenuOffersTheKinds()
 void TestWireProjection::kindChangeContinuesARun()
 {
     MainWindow w;
-    spike::tests::showMainWindow(w);
-    QVERIFY(w.openModelFromJson(kModel, QStringLiteral("wires")));
+    const ConnectionId id = showWithWire(w, "SparseProjection");
     GraphDocument& doc = *w.document();
     GraphCanvas* canvas = w.canvas();
-    spike::tests::pushOk(doc, std::make_unique<ConnectWithProjectionCommand>(doc, doc.rootId(), "poisson.out", "lif.in",
-                                                                             "SparseProjection"));
-    canvas->fitToView();
-    settle();
-    const ConnectionId id = doc.connections(doc.rootId()).front();
     QTest::keyClick(&w, Qt::Key_F5);  // Run (the Run layout resizes the canvas)
     QTRY_VERIFY(w.isRunning());
     QTRY_VERIFY(w.simulatedSteps() > 20);
