@@ -35,11 +35,9 @@ json objectOf(json config)
     return config.is_object() ? std::move(config) : json::object();
 }
 
-/// An Integer setting stored as config[key].
-ConfigSetting integerKey(std::string name, std::string key, std::int64_t lo, std::int64_t hi,
-                         std::int64_t fallback, std::string doc, bool size = false)
+/// `s` reading and writing config[key], `fallback` when the entry is absent.
+ConfigSetting storedAt(ConfigSetting s, const std::string& key, const json& fallback)
 {
-    ConfigSetting s{std::move(name), SettingKind::Integer, lo, hi, {}, std::move(doc), size};
     s.get = [key, fallback](const json& c) { return entryOr(c, key, fallback); };
     s.set = [key](json c, const json& v) {
         c = objectOf(std::move(c));
@@ -49,31 +47,24 @@ ConfigSetting integerKey(std::string name, std::string key, std::int64_t lo, std
     return s;
 }
 
+/// An Integer setting stored as config[key].
+ConfigSetting integerKey(std::string name, std::string key, std::int64_t lo, std::int64_t hi,
+                         std::int64_t fallback, std::string doc, bool size = false)
+{
+    return storedAt({std::move(name), SettingKind::Integer, lo, hi, {}, std::move(doc), size}, key, fallback);
+}
+
 /// A Boolean setting stored as config[key].
 ConfigSetting booleanKey(std::string name, bool fallback, std::string doc)
 {
-    ConfigSetting s{name, SettingKind::Boolean, 0, 1, {}, std::move(doc)};
-    s.get = [name, fallback](const json& c) { return entryOr(c, name, fallback); };
-    s.set = [name](json c, const json& v) {
-        c = objectOf(std::move(c));
-        c[name] = v;
-        return c;
-    };
-    return s;
+    return storedAt({name, SettingKind::Boolean, 0, 1, {}, std::move(doc)}, name, fallback);
 }
 
 /// A Choice setting stored as config[key].
 ConfigSetting choiceKey(std::string name, std::vector<std::string> choices, std::string fallback,
                         std::string doc)
 {
-    ConfigSetting s{name, SettingKind::Choice, 0, 0, std::move(choices), std::move(doc)};
-    s.get = [name, fallback](const json& c) { return entryOr(c, name, fallback); };
-    s.set = [name](json c, const json& v) {
-        c = objectOf(std::move(c));
-        c[name] = v;
-        return c;
-    };
-    return s;
+    return storedAt({name, SettingKind::Choice, 0, 0, std::move(choices), std::move(doc)}, name, fallback);
 }
 
 /// The list config[key] (a lone number n read as [n], absent as `fallback`).
