@@ -1,10 +1,12 @@
-// The two spikesim commands, separated from main() so the CLI stays composition only.
+// The spikesim commands (info, run, analyse), separated from main() so the CLI stays
+// composition only.
 // Called on the main thread; throw spike::engine::Error with a one-line message on failure.
 #pragma once
 
 #include "engine/core/module.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,6 +27,21 @@ struct RunOptions {
     double realtime = 0.0;         ///< > 0: pace to this many simulated seconds per wall second
     bool backendGiven = false;     ///< --backend appeared on the command line
 };
+
+/// Options of `spikesim analyse MODEL fi`.
+struct FiCommandOptions {
+    std::string model;
+    std::string node;                   ///< dotted module path; "" is the root
+    std::string current;                ///< START:STOP:COUNT
+    std::optional<std::int64_t> steps;  ///< measured steps; default 1 s / dt
+    std::int64_t warmupSteps = 0;
+    std::string outPath;                ///< CSV file; "" writes the CSV to the output stream
+};
+
+/// Runs `spikesim analyse MODEL fi` (spikesim_analyse.cpp): writes the CSV (current, rate_hz,
+/// first_isi_rate_hz[, analytic_hz]) to options.outPath with a one-line summary on `out`, or
+/// the CSV itself on `out` without --out. Returns 0; throws Error for bad input.
+int analyseFi(const FiCommandOptions& options, std::ostream& out);
 
 /// Text of `spikesim info MODEL`: paths, types, shapes and attributes by kind and family.
 std::string describeModel(const std::string& modelPath);

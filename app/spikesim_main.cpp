@@ -41,6 +41,20 @@ int main(int argc, char** argv)
                        "Pace the run: simulated seconds per wall-clock second (e.g. 1, 0.1)")
         ->check(CLI::Range(1e-6, 1e6));
 
+    spike::app::FiCommandOptions fi;
+    auto* analyse = app.add_subcommand("analyse", "Measure a model: f-I curve (fi)");
+    analyse->require_subcommand(1);
+    auto* fiCmd = analyse->add_subcommand("fi", "f-I curve of a neuron module as CSV");
+    analyse->add_option("MODEL", fi.model, "Model file (.json)")->required();
+    fiCmd->add_option("--node", fi.node, "Dotted path of the neuron module (default: the root)");
+    fiCmd->add_option("--current", fi.current, "Constant input currents START:STOP:COUNT")
+        ->required();
+    std::int64_t fiSteps = 0;
+    auto* fiStepsOpt = fiCmd->add_option("--steps", fiSteps,
+                                         "Measured steps per current (default: 1 s / dt)");
+    fiCmd->add_option("--warmup", fi.warmupSteps, "Steps run first and not counted (default 0)");
+    fiCmd->add_option("--out", fi.outPath, "CSV file to write (default: the CSV on stdout)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -49,6 +63,12 @@ int main(int argc, char** argv)
 
     run.backendGiven = backendOpt->count() > 0;
     try {
+        if (analyse->parsed()) {
+            if (fiStepsOpt->count() > 0) {
+                fi.steps = fiSteps;
+            }
+            return spike::app::analyseFi(fi, std::cout);
+        }
         if (info->parsed()) {
             std::cout << spike::app::describeModel(infoModel);
             return 0;

@@ -1,0 +1,164 @@
+// `spikesim analyse MODEL fi`, driven as a user would (QProcess): the CSV equals an in-process
+// engine::fiCurve() number for number, the summary names the rheobase, no --out prints the CSV,
+// and every bad input exits 1 with one line naming it and leaves no file behind.
+#include "engine/analysis/fi_curve.hpp"
+#include "engine/io/model_io.hpp"
+
+#include <QtTest/QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <sstream>
+
+using namespace spike::engine;  // NOLINT: test file
+
+namespace {
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Outcome runSpikesim(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(SPIKESIM_PATH), args);
+    p.waitForFinished(60000);
+    Outcome o;
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    o.out = QString::fromUtf8(p.readAllStandardOutput());
+    o.err = QString::fromUtf8(p.readAllStandardError());
+    return o;
+}
+
+QString example()
+{
+    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json");
+}
+
+/// Rows of a CSV text, each split at commas.
+std::vector<std::vector<std::string>> rows(const std::string& text)
+{
+    std::vector<std::vector<std::string>> out;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::vector<std::string> cells;
+        std::istringstream cellStream(line);
+        std::string cell;
+        while (std::getline(cellStream, cell, ',')) {
+            cells.push_back(cell);
+        }
+        out.push_back(cells);
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestSpikesimAnalyse : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fiCsvEqualsTheEngine()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("fi.csv");
+        const Outcome o = runSpikesim({"analyse", example(), "fi", "--node", "lif", "--current",
+                                       "0:0.05:26", "--out", csv});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains("f-I curve of LIF 'lif' (6 neurons, port in, 1000 steps"),
+                 qPrintable(o.out));
+        QVERIFY2(o.out.contains("rheobase 0.0108") && o.out.contains("(refined)"),
+                 qPrintable(o.out));
+        QVERIFY2(o.out.contains("analytic exact discrete"), qPrintable(o.out));
+
+        std::ifstream f(csv.toStdString());
+        std::stringstream text;
+        text << f.rdbuf();
+        const auto table = rows(text.str());
+        QCOMPARE(table.size(), std::size_t{27});
+        QCOMPARE(table[0], (std::vector<std::string>{"current", "rate_hz", "first_isi_rate_hz",
+                                                     "analytic_hz"}));
+
+        const auto root = loadModel(example().toStdString());
+        FiOptions options;
+        options.start = 0.0;
+        options.stop = 0.05;
+        options.count = 26;
+        const FiCurve c = fiCurve(root->getSubmodule("lif"), options);
+        for (std::size_t k = 0; k < 26; ++k) {
+            const auto& r = table[k + 1];
+            QCOMPARE(r.size(), std::size_t{4});
+            QCOMPARE(std::stod(r[0]), c.current[k]);
+            QCOMPARE(std::stod(r[1]), c.rateHz[k]);
+            QCOMPARE(std::stod(r[2]), c.firstIsiRateHz[k]);
+            QCOMPARE(std::stod(r[3]), c.analyticHz[k]);
+        }
+        QVERIFY(c.rateHz.back() > 100.0);
+    }
+
+    void stepsWarmupAndStdout()
+    {
+        const Outcome o = runSpikesim({"analyse", example(), "fi", "--node", "refrac",
+                                       "--current", "0:1:5", "--steps", "500", "--warmup", "50"});
+        QCOMPARE(o.exitCode, 0);
+        const auto table = rows(o.out.toStdString());
+        QCOMPARE(table.size(), std::size_t{6});
+        QCOMPARE(table[0].back(), std::string("analytic_hz"));
+        const auto root = loadModel(example().toStdString());
+        FiOptions options;
+        options.start = 0.0;
+        options.stop = 1.0;
+        options.count = 5;
+        options.steps = 500;
+        options.warmupSteps = 50;
+        const FiCurve c = fiCurve(root->getSubmodule("refrac"), options);
+        QCOMPARE(c.steps, std::int64_t{500});
+        for (std::size_t k = 0; k < 5; ++k) {
+            QCOMPARE(std::stod(table[k + 1][1]), c.rateHz[k]);
+        }
+        QVERIFY(c.rateHz.back() > 50.0);
+    }
+
+    void badInputExitsOneWithAMessage()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("fi.csv");
+        const QString model = example();
+        struct Case {
+            QStringList args;
+            QString says;
+        };
+        const std::vector<Case> cases = {
+            {{"--node", "lif", "--current", "0:1:0"}, "count 0"},
+            {{"--node", "lif", "--current", "0:1:1000000000"}, "count 1000000000 is out of range"},
+            {{"--node", "lif", "--current", "1:0:5"}, "empty"},
+            {{"--node", "lif", "--current", "a:1:5"}, "START 'a' is not a number"},
+            {{"--node", "lif", "--current", "0:1"}, "is not START:STOP:COUNT"},
+            {{"--node", "lif", "--current", "nan:1:5"}, "not finite"},
+            {{"--node", "lif", "--current", "0:1:5", "--steps", "0"}, "steps 0"},
+            {{"--node", "nope", "--current", "0:1:5"}, "--node nope"},
+            {{"--node", "current", "--current", "0:1:5"}, "no spikes output"},
+            {{"--current", "0:1:5"}, "choose a neuron module with --node"},
+        };
+        for (const Case& c : cases) {
+            const Outcome o =
+                runSpikesim(QStringList{"analyse", model, "fi"} + c.args + QStringList{"--out", csv});
+            QVERIFY2(o.exitCode == 1, qPrintable(c.args.join(' ')));
+            QVERIFY2(o.err.contains(c.says), qPrintable(c.args.join(' ') + " -> " + o.err));
+            QVERIFY2(o.err.count('\n') == 1, qPrintable(o.err));
+            QVERIFY(!QFile::exists(csv));
+        }
+        const Outcome missing =
+            runSpikesim({"analyse", dir.filePath("none.json"), "fi", "--current", "0:1:5"});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.contains("none.json"), qPrintable(missing.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpikesimAnalyse)
+#include "test_spikesim_analyse.moc"
