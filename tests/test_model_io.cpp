@@ -321,7 +321,7 @@ private slots:
                 }
             }
         }
-        QCOMPARE(seen, 7);
+        QCOMPARE(seen, 8);  // every file of resources/examples, fi_curve.json included
     }
 
     void bundledExampleLoads()
