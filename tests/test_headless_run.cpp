@@ -148,15 +148,20 @@ private slots:
             QVERIFY(Tensor(Shape{steps, 800}, r.recordings[0])
                         .identical(evolved.record.at("E").at("spikes").data));
         }
-        // Without recordings (only the counters, read through the spike lists) the same count.
-        auto model = loadModel(cubaExample().toStdString());
-        HeadlessRunOptions options;
-        options.backend = BackendKind::Cpu;
-        options.steps = steps;
-        HeadlessRun run(*model, options);
-        const HeadlessRunResult r = run.run(nullptr, steps);
-        QCOMPARE(r.spikes, expected);
-        QVERIFY(r.recordings.empty());
+        // Without recordings (only the counters, read through the spike lists, or from the
+        // dense rows as on an executor without lists) the same count.
+        for (const bool lists : {true, false}) {
+            auto model = loadModel(cubaExample().toStdString());
+            HeadlessRunOptions options;
+            options.backend = BackendKind::Cpu;
+            options.steps = steps;
+            options.spikeLists = lists;
+            HeadlessRun run(*model, options);
+            const HeadlessRunResult r = run.run(nullptr, steps);
+            QCOMPARE(run.executor().probeSpikeLists(0).has_value(), lists);
+            QCOMPARE(r.spikes, expected);
+            QVERIFY(r.recordings.empty());
+        }
     }
 
     void aNaNFedInIsNamedWithItsStepAndStopsTheRun()

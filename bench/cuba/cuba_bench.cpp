@@ -326,7 +326,8 @@ int main(int argc, char** argv)
     std::optional<cuba::ProductResult> product;
     if (opt.product) {
         try {
-            product = cuba::timeProductPath(opt.modelPath, kind, opt.steps(), opt.repeats);
+            product = cuba::timeProductPath(opt.modelPath, kind, opt.steps(), opt.repeats,
+                                              opt.spikeLists);
         } catch (const engine::Error& e) {
             std::cout << "product path failed: " << e.what() << "\n";
         }

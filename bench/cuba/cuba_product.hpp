@@ -35,10 +35,11 @@ struct ProductResult {
     std::optional<std::string> nonReproducible;  ///< set when two runs counted differently
 };
 
-/// Loads `modelPath` and runs it `steps` steps on `kind`, `repeats` times. Throws engine::Error
-/// (bad file, unusable backend, a NaN during the run).
+/// Loads `modelPath` and runs it `steps` steps on `kind`, `repeats` times (`spikeLists` false:
+/// the executor without spike lists, as cuba_bench --no-spike-lists). Throws engine::Error (bad
+/// file, unusable backend, a NaN during the run).
 inline ProductResult timeProductPath(const std::string& modelPath, engine::BackendKind kind,
-                                     std::int64_t steps, int repeats)
+                                     std::int64_t steps, int repeats, bool spikeLists = true)
 {
     ProductResult best;
     std::optional<double> first;
@@ -49,6 +50,7 @@ inline ProductResult timeProductPath(const std::string& modelPath, engine::Backe
         engine::HeadlessRunOptions options;
         options.backend = kind;
         options.steps = steps;
+        options.spikeLists = spikeLists;
         start = Clock::now();
         engine::HeadlessRun run(*root, options);
         const double executor = secondsSince(start);

@@ -8,8 +8,9 @@
 // Per chunk the cost is per spike or per chunk, never per neuron-step, unless the caller records:
 //   * spike counters read the population's whole output rows in place (no copy) and add only the
 //     entries its spike lists name (Executor::probeSpikeLists(), O(spikes)); an executor without
-//     lists (CUDA) is summed over its dense rows. Both add the same values in the same order into
-//     a double, so the count is the same either way (spike counts are small whole numbers);
+//     lists (CUDA, which copies the rows from the device anyway) has its dense rows tested 64
+//     values at a time and only blocks with a spike added. Both add the same non-zero values in
+//     the same order into a double, so the count is the same number either way;
 //   * the non-finite check is Executor::findNonFinite() after every chunk (O(states) per chunk,
 //     see finite_scan.hpp), so a NaN is reported at the end of the chunk that produced it;
 //   * recordings (record()) are copied out per chunk: they are what the user asked for.
@@ -34,6 +35,7 @@ struct HeadlessRunOptions {
     Speed speed;            ///< fastest, or paced to a real-time factor
     bool progress = false;  ///< chunks of about 1 % of the run, so progress can be shown
     std::int64_t steps = 0; ///< steps the run will take (sizes the chunks; 0: unknown)
+    bool spikeLists = true; ///< ExecutorOptions::spikeLists (false: count from the dense rows)
 };
 
 /// What a HeadlessRun::run() did.
