@@ -2,7 +2,7 @@
 // within one bin, LIF's against its exact discrete recurrence, the batch equal to separate
 // single-current runs bit for bit (also when a large population is split into several batches),
 // the refined rheobase, monotone curves, CUBALIF driven through "exc", and every bad input refused
-// with a message naming it.
+// with a message naming it; the suggested range around the steady-state rheobase.
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/io/model_clone.hpp"
 #include "engine/layers/linear.hpp"
@@ -241,6 +241,31 @@ private slots:
                          qPrintable(QString("%1 vs %2").arg(c.rateHz[k]).arg(c.analyticHz[k])));
             }
         }
+    }
+
+    void suggestedRangeSurroundsTheSteadyStateRheobase()
+    {
+        // LIFRefrac: V = x / (dt tau_syn_inv) reaches v_th = 1 at x = 1e-3 * 200.
+        LIFRefrac refrac(1);
+        QCOMPARE_LT(std::abs(*steadyStateRheobase(refrac) - 0.2), 1e-6);
+        FiOptions o = suggestedFiOptions(refrac);
+        QCOMPARE(o.start, 0.0);
+        QCOMPARE(o.stop, 4.0 * *steadyStateRheobase(refrac));
+        QCOMPARE(o.count, std::int64_t{41});
+        const FiCurve c = fiCurve(refrac, o);
+        QVERIFY(c.rheobase.has_value() && *c.rheobase > 0.2 && *c.rheobase < 0.8);
+        // CUBALIF fires without input: the range reaches below zero, where it falls silent.
+        CUBALIF cuba(1);
+        o = suggestedFiOptions(cuba);
+        QVERIFY(o.start < 0.0 && o.stop == -o.start);
+        o.warmupSteps = 100;
+        const FiCurve cc = fiCurve(cuba, o);
+        QCOMPARE(cc.rateHz.front(), 0.0);
+        QVERIFY(cc.rateHz.back() > 0.0);
+        // A module without a model of its own: no rheobase, the unit range.
+        Linear linear(3, 2);
+        QVERIFY(!steadyStateRheobase(linear).has_value());
+        QCOMPARE(suggestedFiOptions(linear).stop, 1.0);
     }
 
     void badInputIsRefusedWithAMessage()

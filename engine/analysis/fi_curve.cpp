@@ -374,6 +374,40 @@ FiCurve fiCurve(const Module& neuron, const FiOptions& options)
     return curve;
 }
 
+std::optional<double> steadyStateRheobase(const Module& m)
+{
+    const std::string type = m.className();
+    if (type == "LIF") {
+        const double alpha = value(m, "alpha");
+        const double beta = value(m, "beta");
+        const auto nsyn = static_cast<double>(m.sizeIn() / m.sizeOut());
+        return ((1.0 - alpha) * value(m, "threshold") - value(m, "bias")) * (1.0 - beta) /
+               (nsyn * beta);
+    }
+    if (type == "LIFRefrac") {
+        return (value(m, "v_th") - value(m, "v_leak")) * m.timeStep() * value(m, "tau_syn_inv");
+    }
+    if (type == "CUBALIF") {
+        return (value(m, "v_th") - value(m, "v_rest")) * m.timeStep() / value(m, "tau_exc");
+    }
+    return std::nullopt;
+}
+
+FiOptions suggestedFiOptions(const Module& neuron)
+{
+    FiOptions o;
+    o.count = 41;
+    const auto x = steadyStateRheobase(neuron);
+    if (x && std::isfinite(*x) && *x > 0.0) {
+        o.start = 0.0;
+        o.stop = 4.0 * *x;
+    } else if (x && std::isfinite(*x) && *x < 0.0) {
+        o.start = 2.0 * *x;
+        o.stop = -2.0 * *x;
+    }
+    return o;
+}
+
 void parseCurrentRange(const std::string& text, FiOptions& options)
 {
     const auto c1 = text.find(':');

@@ -79,6 +79,16 @@ struct FiCurve {
 /// warm-up, a run too large) or the module's missing port.
 FiCurve fiCurve(const Module& neuron, const FiOptions& options);
 
+/// The current at which the steady state reaches threshold (infinite-time rheobase) for LIF
+/// ((1 - alpha) threshold - bias)(1 - beta) / (n_syn beta)), LIFRefrac ((v_th - v_leak) dt
+/// tau_syn_inv) and CUBALIF ((v_th - v_rest) dt / tau_exc), from neuron 0's parameters; nullopt
+/// for other modules.
+std::optional<double> steadyStateRheobase(const Module& neuron);
+
+/// A range that shows the curve's shape: [0, 4 x] around steadyStateRheobase x > 0, [2 x, -2 x]
+/// for x < 0 (a neuron that fires without input), [0, 1] without one; `count` 41.
+FiOptions suggestedFiOptions(const Module& neuron);
+
 /// Parses "START:STOP:COUNT" (the CLI's --current) into `options`; throws Error naming the part
 /// that is not a number.
 void parseCurrentRange(const std::string& text, FiOptions& options);

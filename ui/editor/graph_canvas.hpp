@@ -177,6 +177,9 @@ Q_SIGNALS:
     /// The user asked to plot `signal` (a State, or an output port) of module `id` (node or
     /// port context menu ▸ Plot).
     void plotRequested(spike::ui::NodeId id, const QString& signal);
+    /// The user asked for an analysis of module `id`: "fi" (node context menu ▸ Analyse ▸
+    /// f-I curve…, offered for modules with a "spikes" output port).
+    void analyseRequested(spike::ui::NodeId id, const QString& analysis);
 
 protected:
     bool event(QEvent* event) override;

@@ -536,6 +536,14 @@ void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
             }
             menu.addSeparator();
         }
+        const engine::Module* m = m_doc->module(id);
+        const auto ports = m != nullptr ? m->outputPorts() : std::vector<engine::PortSpec>{};
+        if (std::any_of(ports.begin(), ports.end(), [](const engine::PortSpec& p) { return p.name == "spikes"; })) {
+            menu.addMenu(tr("Analyse"))->addAction(tr("f-I curve…"), this, [this, id] {
+                Q_EMIT analyseRequested(id, QStringLiteral("fi"));
+            });
+            menu.addSeparator();
+        }
         if (editable) {
             menu.addAction(tr("Rename…"), this, [this, id] { rename(id); });
             menu.addAction(tr("Cut"), this, &GraphCanvas::cutSelection);

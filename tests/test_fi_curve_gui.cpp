@@ -1,0 +1,175 @@
+// The f-I curve dialog (ui/window/fi_curve_dialog.hpp) by real input in the main window:
+// resources/examples/fi_curve.json opened, the LIF node right-clicked on the canvas, Analyse ▸
+// f-I curve… chosen with the keyboard, a count of 0 and a non-number typed and refused under the
+// fields (plot and document unchanged), then 21 currents computed with Return: the plotted rate,
+// first-ISI and dashed analytic curves equal engine::fiCurve of the document's module, and the
+// rheobase line sits at the engine's rheobase. SPIKE_SCREENSHOT_DIR=dir saves fi_curve_dialog.png.
+#include "ui/document/graph_document.hpp"
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/editor/graph_node_item.hpp"
+#include "ui/window/fi_curve_dialog.hpp"
+#include "ui/window/main_window.hpp"
+
+#include "engine/analysis/fi_curve.hpp"
+#include "engine/io/model_io.hpp"
+
+#include "real_input.hpp"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QtTest/QtTest>
+
+#include <qcustomplot.h>
+
+using namespace spike::ui;  // NOLINT: test file
+using spike::tests::settle;
+using spike::tests::typeInto;
+
+namespace {
+
+QString example()
+{
+    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json");
+}
+
+/// Walks the open context menu by keys to `top` ▸ `entry` and presses Return (on a timer, since
+/// the menu's exec() blocks). Sets `done` once the entry was activated.
+void chooseFromContextMenu(const QString& top, const QString& entry, bool& done)
+{
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, top, entry, &done] {
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        if (menu == nullptr) {
+            return;
+        }
+        const QString active = menu->activeAction() != nullptr
+                                   ? menu->activeAction()->text() : QString();
+        if (menu->title() == top) {  // the submenu is open
+            if (active == entry) {
+                timer->stop();
+                timer->deleteLater();
+                QTest::keyClick(menu, Qt::Key_Return);
+                done = true;
+            } else {
+                QTest::keyClick(menu, Qt::Key_Down);
+            }
+            return;
+        }
+        QTest::keyClick(menu, active == top ? Qt::Key_Right : Qt::Key_Down);
+    });
+    timer->start();
+}
+
+}  // namespace
+
+class TestFiCurveGui : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fiCurveFromTheNodeMenu()
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QString error;
+        QVERIFY2(w.openModel(example(), &error), qPrintable(error));
+        settle();
+        GraphDocument& doc = *w.document();
+        GraphCanvas* canvas = w.canvas();
+        canvas->fitToView();
+        settle();
+        const NodeId lif = doc.findNode("lif");
+        GraphNodeItem* item = canvas->nodeItem(lif);
+        QVERIFY(item != nullptr);
+        const QByteArray before = doc.toJson().dump().c_str();
+
+        // Right-click the LIF's header through the window (the path a person's click takes).
+        const QPoint onNode = canvas->mapFromScene(
+            item->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0)));
+        bool chosen = false;
+        chooseFromContextMenu(QStringLiteral("Analyse"), QStringLiteral("f-I curve…"), chosen);
+        QTest::mouseClick(w.windowHandle(), Qt::RightButton, Qt::NoModifier,
+                          canvas->viewport()->mapTo(&w, onNode));
+        QTRY_VERIFY(chosen);
+        settle();
+        auto* dialog = w.findChild<FiCurveDialog*>();
+        QVERIFY(dialog != nullptr);
+        QTRY_VERIFY(dialog->isVisible());
+        QVERIFY(dialog->windowTitle().contains("lif"));
+        // The suggested range spans four times LIF's steady-state rheobase.
+        const double xc = *spike::engine::steadyStateRheobase(*doc.module(lif));
+        QCOMPARE(dialog->startEdit()->text(), QString("0"));
+        QCOMPARE(dialog->stopEdit()->text().toDouble(), QString::number(4.0 * xc, 'g', 8).toDouble());
+        QCOMPARE(dialog->stepsEdit()->text(), QString("1000"));
+
+        // Bad input: refused under the fields, nothing plotted.
+        typeInto(dialog->countEdit(), "0");
+        QTest::mouseClick(dialog->computeButton(), Qt::LeftButton);
+        QVERIFY2(dialog->message().contains("count 0"), qPrintable(dialog->message()));
+        QVERIFY(!dialog->curve().has_value());
+        QCOMPARE(dialog->plot()->graphCount(), 0);
+        typeInto(dialog->countEdit(), "many");
+        QTest::mouseClick(dialog->computeButton(), Qt::LeftButton);
+        QVERIFY2(dialog->message().contains("Count 'many' is not a whole number"),
+                 qPrintable(dialog->message()));
+        typeInto(dialog->stopEdit(), "-1");
+        typeInto(dialog->countEdit(), "21");
+        QTest::keyClick(dialog->countEdit(), Qt::Key_Return);
+        QVERIFY2(dialog->message().contains("empty"), qPrintable(dialog->message()));
+
+        // 21 currents from 0 to 0.05, computed by Return in the Stop field.
+        typeInto(dialog->stopEdit(), "0.05");
+        QTest::keyClick(dialog->stopEdit(), Qt::Key_Return);
+        QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
+        QVERIFY(dialog->curve().has_value());
+        spike::engine::FiOptions options;
+        options.start = 0.0;
+        options.stop = 0.05;
+        options.count = 21;
+        const spike::engine::FiCurve expected = spike::engine::fiCurve(*doc.module(lif), options);
+        QCustomPlot* plot = dialog->plot();
+        QCOMPARE(plot->graphCount(), 3);
+        const std::vector<double>* series[] = {&expected.rateHz, &expected.firstIsiRateHz,
+                                               &expected.analyticHz};
+        for (int g = 0; g < 3; ++g) {
+            const auto data = plot->graph(g)->data();
+            QCOMPARE(data->size(), 21);
+            for (int k = 0; k < 21; ++k) {
+                QCOMPARE(data->at(k)->key, expected.current[static_cast<std::size_t>(k)]);
+                QCOMPARE(data->at(k)->value, (*series[g])[static_cast<std::size_t>(k)]);
+            }
+        }
+        QCOMPARE(plot->graph(2)->pen().style(), Qt::DashLine);
+        QVERIFY(expected.rheobase.has_value() && expected.rheobaseRefined);
+        auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(0));
+        QVERIFY(line != nullptr);
+        QCOMPARE(line->point1->coords().x(), *expected.rheobase);
+        const QString summary = dialog->findChild<QLabel*>("fiSummary")->text();
+        QVERIFY2(summary.contains("refined") && summary.contains("exact discrete"),
+                 qPrintable(summary));
+        QVERIFY(expected.rateHz.back() > 100.0);
+
+        // The document is untouched.
+        QCOMPARE(QByteArray(doc.toJson().dump().c_str()), before);
+
+        if (const QByteArray dir = qgetenv("SPIKE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            dialog->grab().save(QString::fromLocal8Bit(dir) + "/fi_curve_dialog.png");
+        }
+
+        // A source has no f-I curve: its menu offers no Analyse.
+        QMenu menu;
+        GraphNodeItem* source = canvas->nodeItem(doc.findNode("current"));
+        canvas->fillContextMenu(menu, canvas->mapFromScene(
+                                          source->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0))));
+        for (QAction* a : menu.actions()) {
+            QVERIFY(a->text() != QLatin1String("Analyse"));
+        }
+    }
+};
+
+QTEST_MAIN(TestFiCurveGui)
+#include "test_fi_curve_gui.moc"
