@@ -391,7 +391,7 @@ private Q_SLOTS:
         const QList<ExampleModel> examples = DocumentFile::examples();
         QVERIFY(examples.size() >= 2);
         const QStringList order{QStringLiteral("LIF neuron and a current step"), QStringLiteral("LIF versus LIFRefrac"),
-                                QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
+                                QStringLiteral("Rheobase and f-I curve"), QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
                                 QStringLiteral("CUBA network"), QStringLiteral("Dynamics network driven by a sine input"),
                                 QStringLiteral("Dynamics network (reference weights)")};
         qsizetype last = -1;
