@@ -134,6 +134,32 @@ private slots:
         QVERIFY(c.rateHz.back() > 100.0);
     }
 
+    void lifWithTwoSynapsesPerNeuronSumsThem()
+    {
+        // Shape (4, 2): two synapses per neuron, each driven by the current.
+        LIF m(4, 2);
+        FiOptions o;
+        o.start = 0.0;
+        o.stop = 0.2;
+        o.count = 11;
+        const FiCurve c = fiCurve(m, o);
+        QCOMPARE(c.analyticKind, std::string("exact discrete"));
+        const double bin = 1.0 / (static_cast<double>(c.steps) * c.dt);
+        for (std::size_t k = 0; k < c.current.size(); ++k) {
+            QVERIFY(std::abs(c.rateHz[k] - c.analyticHz[k]) <= bin + 1e-9);
+        }
+        // Twice the drive of a one-synapse neuron at the same current.
+        LIF single(1, 1);
+        FiOptions doubled = o;
+        doubled.stop = 0.4;
+        const FiCurve s = fiCurve(single, doubled);
+        for (std::size_t k = 0; k < c.current.size(); ++k) {
+            QVERIFY(std::abs(c.rateHz[k] - s.rateHz[k]) <= bin + 1e-9);
+        }
+        QVERIFY(c.rateHz.back() > 50.0);
+        QVERIFY(std::abs(*steadyStateRheobase(m) - 0.5 * *steadyStateRheobase(single)) < 1e-9);
+    }
+
     void batchEqualsSeparateRunsBitForBit()
     {
         // Per-neuron thresholds: every neuron fires at its own rate; the population mean is kept.
@@ -282,6 +308,10 @@ private slots:
         QVERIFY(refusal(m, o).find("empty") != std::string::npos);
         o.start = std::nan("");
         QVERIFY(refusal(m, o).find("not finite") != std::string::npos);
+        o.start = 0.0;
+        o.stop = 1e39;
+        QVERIFY(refusal(m, o).find("outside float32's range") != std::string::npos);
+        o.stop = 1.0;
         o.start = 0.0;
         o.steps = 0;
         QVERIFY(refusal(m, o).find("steps 0") != std::string::npos);

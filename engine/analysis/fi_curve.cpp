@@ -34,6 +34,11 @@ void validate(const FiOptions& o)
         throw Error("f-I curve: the current range " + num(o.start) + ":" + num(o.stop) +
                     " is not finite");
     }
+    constexpr double kFloatMax = std::numeric_limits<float>::max();
+    if (std::abs(o.start) > kFloatMax || std::abs(o.stop) > kFloatMax) {
+        throw Error("f-I curve: the current range " + num(o.start) + ":" + num(o.stop) +
+                    " lies outside float32's range (the engine's input is float32)");
+    }
     if (o.start > o.stop) {
         throw Error("f-I curve: the current range is empty (start " + num(o.start) +
                     " > stop " + num(o.stop) + ")");
