@@ -2,7 +2,7 @@
 // within one bin, LIF's against its exact discrete recurrence, the batch equal to separate
 // single-current runs bit for bit (also when a large population is split into several batches),
 // the refined rheobase, monotone curves, CUBALIF driven through "exc", and every bad input refused
-// with a message naming it; the suggested range around the steady-state rheobase.
+// with a message naming it; progress and cancel between batches; the suggested range around the steady-state rheobase.
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/io/model_clone.hpp"
 #include "engine/layers/linear.hpp"
@@ -13,6 +13,8 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 
 using namespace spike::engine;  // NOLINT: test file
@@ -292,6 +294,34 @@ private slots:
         Linear linear(3, 2);
         QVERIFY(!steadyStateRheobase(linear).has_value());
         QCOMPARE(suggestedFiOptions(linear).stop, 1.0);
+    }
+
+    void progressAndCancelBetweenBatches()
+    {
+        LIF m(1, 1);
+        FiOptions o;
+        o.start = 0.0;
+        o.stop = 0.05;
+        o.count = 41;
+        std::vector<double> reported;
+        o.progress = [&reported](double done) { reported.push_back(done); };
+        const FiCurve whole = fiCurve(m, o);
+        QCOMPARE(reported.size(), std::size_t{9});  // batches of ceil(41 / 10) = 5 currents
+        QVERIFY(std::is_sorted(reported.begin(), reported.end()));
+        QCOMPARE(reported.back(), 1.0);
+
+        std::atomic<bool> cancel{false};
+        o.cancel = &cancel;
+        o.progress = [&cancel](double done) {
+            if (done > 0.3) {
+                cancel = true;
+            }
+        };
+        QVERIFY_THROWS_EXCEPTION(FiCancelled, fiCurve(m, o));
+        cancel = false;
+        o.progress = nullptr;
+        const FiCurve again = fiCurve(m, o);  // not cancelled: the same numbers
+        QVERIFY(again.rateHz == whole.rateHz && again.rheobase == whole.rheobase);
     }
 
     void badInputIsRefusedWithAMessage()

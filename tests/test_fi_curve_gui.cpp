@@ -1,9 +1,11 @@
 // The f-I curve dialog (ui/window/fi_curve_dialog.hpp) by real input in the main window:
 // resources/examples/fi_curve.json opened, the LIF node right-clicked on the canvas, Analyse ▸
 // f-I curve… chosen with the keyboard, a count of 0 and a non-number typed and refused under the
-// fields (plot and document unchanged), then 21 currents computed with Return: the plotted rate,
-// first-ISI and dashed analytic curves equal engine::fiCurve of the document's module, and the
-// rheobase line sits at the engine's rheobase. SPIKE_SCREENSHOT_DIR=dir saves fi_curve_dialog.png.
+// fields (plot and document unchanged), then 21 currents computed with Return on the worker: the
+// plotted rate, first-ISI and dashed analytic curves equal engine::fiCurve of the document's
+// module, and the rheobase line sits at the engine's rheobase; a long sweep cancelled by a click
+// keeps that curve, and closing mid-computation cancels. SPIKE_SCREENSHOT_DIR=dir saves
+// fi_curve_dialog.png.
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
@@ -18,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPointer>
 #include <QPushButton>
 #include <QtTest/QtTest>
 
@@ -109,6 +112,7 @@ private slots:
         // Bad input: refused under the fields, nothing plotted.
         typeInto(dialog->countEdit(), "0");
         QTest::mouseClick(dialog->computeButton(), Qt::LeftButton);
+        QTRY_VERIFY(!dialog->computing());
         QVERIFY2(dialog->message().contains("count 0"), qPrintable(dialog->message()));
         QVERIFY(!dialog->curve().has_value());
         QCOMPARE(dialog->plot()->graphCount(), 0);
@@ -119,11 +123,15 @@ private slots:
         typeInto(dialog->stopEdit(), "-1");
         typeInto(dialog->countEdit(), "21");
         QTest::keyClick(dialog->countEdit(), Qt::Key_Return);
+        QTRY_VERIFY(!dialog->computing());
         QVERIFY2(dialog->message().contains("empty"), qPrintable(dialog->message()));
 
         // 21 currents from 0 to 0.05, computed by Return in the Stop field.
         typeInto(dialog->stopEdit(), "0.05");
         QTest::keyClick(dialog->stopEdit(), Qt::Key_Return);
+        QVERIFY(dialog->computing());
+        QVERIFY(!dialog->computeButton()->isEnabled());
+        QTRY_VERIFY(!dialog->computing());
         QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
         QVERIFY(dialog->curve().has_value());
         spike::engine::FiOptions options;
@@ -159,6 +167,33 @@ private slots:
         if (const QByteArray dir = qgetenv("SPIKE_SCREENSHOT_DIR"); !dir.isEmpty()) {
             dialog->grab().save(QString::fromLocal8Bit(dir) + "/fi_curve_dialog.png");
         }
+
+        // A long sweep (41 currents x 2 000 000 steps, one batch each) cancelled by a click: the
+        // worker stops after its batch, the previous curve stays, Compute is back.
+        typeInto(dialog->countEdit(), "41");
+        typeInto(dialog->stepsEdit(), "2000000");
+        QTest::mouseClick(dialog->computeButton(), Qt::LeftButton);
+        QVERIFY(dialog->computing());
+        QTRY_VERIFY(dialog->cancelButton()->isVisible());
+        if (const QByteArray dir = qgetenv("SPIKE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QTest::qWait(300);  // a progress tick or two
+            dialog->grab().save(QString::fromLocal8Bit(dir) + "/fi_curve_dialog_computing.png");
+        }
+        QTest::mouseClick(dialog->cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->computing(), 10000);
+        QVERIFY2(dialog->message().contains("Cancelled"), qPrintable(dialog->message()));
+        QCOMPARE(plot->graph(0)->data()->size(), 21);
+        QCOMPARE(dialog->curve()->current.size(), std::size_t{21});
+        QVERIFY(dialog->computeButton()->isEnabled());
+        QVERIFY(!dialog->cancelButton()->isVisible());
+
+        // Closing while computing cancels and waits; nothing is left running.
+        QTest::mouseClick(dialog->computeButton(), Qt::LeftButton);
+        QVERIFY(dialog->computing());
+        QPointer<FiCurveDialog> guard(dialog);
+        dialog->close();
+        settle();
+        QVERIFY(guard.isNull());
 
         // A source has no f-I curve: its menu offers no Analyse.
         QMenu menu;

@@ -69,23 +69,35 @@ std::unique_ptr<Module> restingCopy(const Module& neuron)
 class Sweep {
 public:
     Sweep(const Module& neuron, const PortSpec& port, std::int64_t warmup, std::int64_t steps,
-          double dt)
-        : m_neuron(neuron), m_port(port), m_warmup(warmup), m_steps(steps), m_dt(dt)
+          double dt, const FiOptions& options)
+        : m_neuron(neuron), m_port(port), m_warmup(warmup), m_steps(steps), m_dt(dt),
+          m_options(options)
     {
     }
 
-    std::vector<Measured> run(const std::vector<double>& currents) const
+    /// One Measured per current; reports progress when `report`.
+    std::vector<Measured> run(const std::vector<double>& currents, bool report) const
     {
+        constexpr std::int64_t kBatches = 10;  // progress and cancel points
         const std::int64_t total = m_warmup + m_steps;
         const std::int64_t width = std::max(m_neuron.sizeIn(), m_neuron.sizeOut());
-        const std::int64_t perBatch = std::max<std::int64_t>(1, kFiBatchFloats / (total * width));
+        const auto count = static_cast<std::int64_t>(currents.size());
+        const std::int64_t perBatch = std::max<std::int64_t>(
+            1, std::min(kFiBatchFloats / (total * width), (count + kBatches - 1) / kBatches));
         std::vector<Measured> out;
         out.reserve(currents.size());
         for (std::size_t first = 0; first < currents.size();
              first += static_cast<std::size_t>(perBatch)) {
+            if (m_options.cancel != nullptr && m_options.cancel->load()) {
+                throw FiCancelled();
+            }
             const std::size_t n = std::min(currents.size() - first,
                                            static_cast<std::size_t>(perBatch));
             runBatch(currents.data() + first, n, out);
+            if (report && m_options.progress) {
+                m_options.progress(static_cast<double>(out.size()) /
+                                   static_cast<double>(currents.size()));
+            }
         }
         return out;
     }
@@ -155,6 +167,7 @@ private:
     std::int64_t m_warmup;
     std::int64_t m_steps;
     double m_dt;
+    const FiOptions& m_options;
 };
 
 /// Whether every element of `name` equals the first.
@@ -289,7 +302,7 @@ double refineRheobase(const Sweep& sweep, double lo, double hi)
         for (int i = 1; i <= kInterior; ++i) {
             xs.push_back(lo + (hi - lo) * i / (kInterior + 1));
         }
-        const auto measured = sweep.run(xs);
+        const auto measured = sweep.run(xs, false);
         double newLo = lo;
         double newHi = hi;
         for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -359,8 +372,8 @@ FiCurve fiCurve(const Module& neuron, const FiOptions& options)
                                     ? options.start
                                     : (options.start * (n1 - kd) + options.stop * kd) / n1);
     }
-    const Sweep sweep(neuron, *in, curve.warmupSteps, curve.steps, curve.dt);
-    const auto measured = sweep.run(curve.current);
+    const Sweep sweep(neuron, *in, curve.warmupSteps, curve.steps, curve.dt, options);
+    const auto measured = sweep.run(curve.current, true);
     for (const Measured& m : measured) {
         curve.rateHz.push_back(m.rateHz);
         curve.firstIsiRateHz.push_back(m.firstIsiRateHz);

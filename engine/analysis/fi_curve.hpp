@@ -4,8 +4,9 @@
 // its current input port ("in"; CUBALIF's "exc") with one constant value per step, and runs the
 // `count` currents of [start, stop] as the batch dimension of one evolve() call ((B, T, Nin);
 // NeuronLayer starts every batch element from the same stored state, so element k is exactly a
-// separate run at current k). Large populations are split into several batches of at most
-// kFiBatchFloats output values, each from a fresh copy, which changes no number.
+// separate run at current k). The currents are split into about ten batches (fewer when there
+// are fewer currents), each of at most kFiBatchFloats output values and run on a fresh copy,
+// which changes no number and gives progress reports and a cancel point between batches.
 //
 // Per current, over the measured steps (after the warm-up):
 //     rate_hz           = spikes / (neurons * steps * dt)                        (population mean)
@@ -33,6 +34,10 @@
 #pragma once
 
 #include "engine/core/module.hpp"
+#include "engine/tensor/error.hpp"
+
+#include <atomic>
+#include <functional>
 
 #include <cstdint>
 #include <optional>
@@ -54,6 +59,17 @@ struct FiOptions {
     std::optional<std::int64_t> steps;   ///< measured steps, >= 1; default round(1 s / dt)
     std::int64_t warmupSteps = 0;        ///< steps run first and not counted, >= 0
     bool refineRheobase = true;          ///< bisect between the grid points (extra batches)
+    /// Set from any thread to stop between two batches: fiCurve() then throws FiCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+    /// Called on fiCurve()'s thread after each batch of the sweep with the fraction of the
+    /// currents done, in (0, 1] (the rheobase refinement comes after 1).
+    std::function<void(double)> progress;
+};
+
+/// What fiCurve() throws when FiOptions::cancel was set.
+class FiCancelled : public Error {
+public:
+    FiCancelled() : Error("f-I curve: cancelled") {}
 };
 
 /// The result of fiCurve(): one entry per current in each vector.

@@ -1,10 +1,12 @@
-// FiCurveDialog (fi_curve_dialog.hpp): fields, the off-thread computation and the plot.
-// Thread: GUI thread; only engine::fiCurve runs on runOffThread's worker.
+// FiCurveDialog (fi_curve_dialog.hpp): fields, the worker-thread computation and the plot.
+// Thread: GUI thread; only engine::fiCurve on the Job's own copy runs on the worker, which
+// shares nothing else with the dialog but the Job's atomics (read by the progress timer) and
+// its result (read after QThread::finished).
 #include "ui/window/fi_curve_dialog.hpp"
 
-#include "ui/document/off_thread.hpp"
 #include "ui/plots/plot_export.hpp"
 
+#include "engine/io/model_clone.hpp"
 #include "engine/tensor/error.hpp"
 
 #include <QDialogButtonBox>
@@ -13,14 +15,30 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
+#include <atomic>
 #include <cmath>
 
 namespace spike::ui {
+
+/// One computation: the copy it runs on, its cancel flag and progress (written by the worker,
+/// read by the GUI), and its outcome (written by the worker before it finishes).
+struct FiCurveDialog::Job {
+    std::unique_ptr<engine::Module> copy;
+    engine::FiOptions options;
+    std::atomic<bool> cancel{false};
+    std::atomic<double> progress{0.0};
+    std::optional<engine::FiCurve> curve;
+    bool cancelled = false;
+    QString error;
+};
 
 namespace {
 
@@ -100,12 +118,29 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_compute->setDefault(true);
     m_export = new QPushButton(tr("Export…"), this);
     m_export->setEnabled(false);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("fiCancel"));
+    m_cancel->setVisible(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("fiProgress"));
+    m_progress->setRange(0, 100);
+    m_progress->setVisible(false);
+    m_progressTimer = new QTimer(this);
+    m_progressTimer->setInterval(100);
+    connect(m_progressTimer, &QTimer::timeout, this, [this] {
+        if (m_job) {
+            m_progress->setValue(static_cast<int>(std::lround(100.0 * m_job->progress.load())));
+        }
+    });
     auto* close = new QPushButton(tr("Close"), this);
     connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
+    connect(m_cancel, &QPushButton::clicked, this, &FiCurveDialog::cancel);
     connect(m_export, &QPushButton::clicked, this, &FiCurveDialog::exportCurve);
     connect(close, &QPushButton::clicked, this, &QDialog::close);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_compute);
+    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_progress, 1);
     buttons->addWidget(m_export);
     buttons->addStretch(1);
     buttons->addWidget(close);
@@ -157,30 +192,105 @@ bool FiCurveDialog::readOptions(engine::FiOptions& options, QString& error) cons
     return true;
 }
 
+FiCurveDialog::~FiCurveDialog()
+{
+    if (m_thread != nullptr) {
+        disconnect(m_thread, nullptr, this, nullptr);
+        m_job->cancel = true;
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+void FiCurveDialog::showMessage(const QString& text)
+{
+    m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
+}
+
+void FiCurveDialog::setComputing(bool on)
+{
+    m_compute->setEnabled(!on);
+    m_export->setEnabled(!on && m_curve.has_value());
+    m_cancel->setVisible(on);
+    m_cancel->setEnabled(on);
+    m_progress->setVisible(on);
+    m_progress->setValue(0);
+    if (on) {
+        m_progressTimer->start();
+    } else {
+        m_progressTimer->stop();
+    }
+}
+
 bool FiCurveDialog::compute()
 {
+    if (computing()) {
+        return false;
+    }
     engine::FiOptions options;
     QString error;
     const engine::Module* module = m_doc.module(m_id);
     if (module == nullptr) {
-        error = tr("The node is no longer in the document.");
-    } else if (readOptions(options, error)) {
-        engine::FiCurve curve;
-        try {
-            runOffThread(tr("Computing the f-I curve"),
-                         [&] { curve = engine::fiCurve(*module, options); });
-            m_message->clear();
-            m_message->setVisible(false);
-            showCurve(curve);
-            m_curve = std::move(curve);
-            return true;
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
+        showMessage(tr("The node is no longer in the document."));
+        return false;
     }
-    m_message->setText(error);
-    m_message->setVisible(true);
-    return false;
+    if (!readOptions(options, error)) {
+        showMessage(error);
+        return false;
+    }
+    auto job = std::make_shared<Job>();
+    try {
+        job->copy = engine::cloneModule(*module);
+    } catch (const std::exception& e) {
+        showMessage(QString::fromStdString(e.what()));
+        return false;
+    }
+    Job* raw = job.get();
+    options.cancel = &raw->cancel;
+    options.progress = [raw](double done) { raw->progress = done; };
+    job->options = std::move(options);
+    m_job = job;
+    showMessage(QString());
+    m_thread = QThread::create([job] {
+        try {
+            job->curve = engine::fiCurve(*job->copy, job->options);
+        } catch (const engine::FiCancelled&) {
+            job->cancelled = true;
+        } catch (const std::exception& e) {
+            job->error = QString::fromStdString(e.what());
+        }
+    });
+    connect(m_thread, &QThread::finished, this, &FiCurveDialog::finishJob);
+    setComputing(true);
+    m_thread->start();
+    return true;
+}
+
+void FiCurveDialog::cancel()
+{
+    if (m_job) {
+        m_job->cancel = true;
+        m_cancel->setEnabled(false);
+    }
+}
+
+void FiCurveDialog::finishJob()
+{
+    m_thread->wait();
+    m_thread->deleteLater();
+    m_thread = nullptr;
+    const std::shared_ptr<Job> job = std::move(m_job);
+    if (job->curve) {
+        showCurve(*job->curve);
+        m_curve = std::move(job->curve);
+    }
+    setComputing(false);
+    if (job->cancelled) {
+        showMessage(tr("Cancelled; the plot shows the previous curve, if any."));
+    } else if (!job->curve) {
+        showMessage(job->error);
+    }
 }
 
 void FiCurveDialog::showCurve(const engine::FiCurve& c)
@@ -247,7 +357,6 @@ void FiCurveDialog::showCurve(const engine::FiCurve& c)
                            .arg(c.warmupSteps > 0 ? tr(" after %1 warm-up steps").arg(c.warmupSteps)
                                                   : QString())
                            .arg(analytic));
-    m_export->setEnabled(true);
 }
 
 void FiCurveDialog::exportCurve()
@@ -260,8 +369,7 @@ void FiCurveDialog::exportCurve()
     }
     QString error;
     if (!exportPlot(*m_plot, path, &error)) {
-        m_message->setText(error);
-        m_message->setVisible(true);
+        showMessage(error);
     }
 }
 
