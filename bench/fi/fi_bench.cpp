@@ -1,7 +1,7 @@
 // fi_bench: engine::fiCurve's speed on the case - a 50-point f-I curve of a 1000-neuron
 // LIF layer over 1 s (1000 steps of 1 ms), target under 0.5 s on one core - and on a single
 // LIFRefrac neuron at dt = 10 us (100 000 steps per current). Reports the best of --repeat runs,
-// with and without the rheobase refinement (two more batches of 15 currents).
+// with and without the rheobase refinement (two more sweeps of 15 currents).
 //   build/bench/fi_bench [--neurons N] [--count C] [--repeat R]
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/neurons/lif.hpp"
