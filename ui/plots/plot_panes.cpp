@@ -178,6 +178,9 @@ TracePlot* PlotPanes::addTracePane(int key)
         }
     });
     connect(pane.close, &QToolButton::clicked, this, [this, key] { emit closeRequested(key); });
+    if (m_raster != nullptr) {
+        plot->xAxis->setRange(m_raster->xAxis->range());  // a new pane joins the linked time range
+    }
     watchTimeAxis(plot);
     m_panes.push_back(pane);
     syncSpanBoxes();

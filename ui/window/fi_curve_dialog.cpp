@@ -101,6 +101,8 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_summary->setObjectName(QStringLiteral("fiSummary"));
     m_summary->setWordWrap(true);
     m_summary->setMinimumHeight(3 * m_summary->fontMetrics().lineSpacing());
+    m_summary->setText(tr("Compute (Enter) runs every current as one batch of copies of the module and plots "
+                          "its mean and first-ISI rate against the current."));
     m_message->setVisible(false);
 
     m_plot = new QCustomPlot(this);
@@ -108,7 +110,7 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_plot->setMinimumSize(420, 280);
     m_plot->xAxis->setLabel(tr("input current per step"));
     m_plot->yAxis->setLabel(tr("rate [Hz]"));
-    m_plot->legend->setVisible(true);
+    m_plot->legend->setVisible(false);  // until a curve is shown (an empty legend box otherwise)
     // Bottom right: under a rising curve, away from the rheobase label at the top.
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -297,6 +299,7 @@ void FiCurveDialog::showCurve(const engine::FiCurve& c)
 {
     m_plot->clearGraphs();
     m_plot->clearItems();
+    m_plot->legend->setVisible(true);
     const QVector<double> x = toVector(c.current);
     QCPGraph* rate = m_plot->addGraph();
     rate->setName(tr("mean rate"));
