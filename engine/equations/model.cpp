@@ -1,0 +1,297 @@
+// Reading a model text: the lines, the declarations they make, and the unit checks. See
+// model.hpp for the language. Two passes: the first collects every declared name (an equation
+// may use a name declared below it), the second parses and types every expression.
+#include "engine/equations/model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <set>
+
+namespace spike::engine::equations {
+
+const StateVariable* EquationModel::state(const std::string& n) const
+{
+    for (const auto& s : states) {
+        if (s.name == n) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+const Parameter* EquationModel::parameter(const std::string& n) const
+{
+    for (const auto& p : parameters) {
+        if (p.name == n) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+const Subexpression* EquationModel::subexpression(const std::string& n) const
+{
+    for (const auto& s : subexpressions) {
+        if (s.name == n) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+NameKind EquationModel::kindOf(const std::string& n) const
+{
+    if (state(n) != nullptr) {
+        return NameKind::State;
+    }
+    if (parameter(n) != nullptr) {
+        return NameKind::Parameter;
+    }
+    if (subexpression(n) != nullptr) {
+        return NameKind::Subexpression;
+    }
+    if (n == "t" || n == "dt") {
+        return NameKind::Time;
+    }
+    if (namedUnit(n)) {
+        return NameKind::Unit;
+    }
+    return NameKind::Unknown;
+}
+
+namespace {
+
+[[noreturn]] void failAt(const std::string& text, const ExprPtr& e, const std::string& what)
+{
+    throw EquationError(locate(text, e->position) + ": " + what, e->position, e->length);
+}
+
+struct TypeContext {
+    const EquationModel& model;
+    const std::string& what;
+    std::vector<std::string> visiting;  ///< subexpressions being typed (cycle detection)
+};
+
+Typed type(TypeContext& ctx, const ExprPtr& e);
+
+Typed number(TypeContext& ctx, const ExprPtr& e)
+{
+    const Typed t = type(ctx, e);
+    if (t.boolean) {
+        failAt(ctx.model.text, e, "a condition is used as a number in " + ctx.what +
+                                       ": write int(...) to turn it into 0 or 1");
+    }
+    return t;
+}
+
+Typed condition(TypeContext& ctx, const ExprPtr& e)
+{
+    const Typed t = type(ctx, e);
+    if (!t.boolean) {
+        failAt(ctx.model.text, e, "expected a condition (a comparison such as v > 0*mV) in " + ctx.what);
+    }
+    return t;
+}
+
+Typed typeName(TypeContext& ctx, const ExprPtr& e)
+{
+    const EquationModel& m = ctx.model;
+    switch (m.kindOf(e->name)) {
+    case NameKind::State:
+        return {m.state(e->name)->dim};
+    case NameKind::Parameter:
+        return {m.parameter(e->name)->dim};
+    case NameKind::Subexpression: {
+        const Subexpression* s = m.subexpression(e->name);
+        if (std::find(ctx.visiting.begin(), ctx.visiting.end(), e->name) != ctx.visiting.end()) {
+            failAt(m.text, e, "subexpression '" + e->name + "' is defined in terms of itself");
+        }
+        if (s->expr) {
+            ctx.visiting.push_back(e->name);
+            type(ctx, s->expr);
+            ctx.visiting.pop_back();
+        }
+        return {s->dim};
+    }
+    case NameKind::Time:
+        return {dims::second()};
+    case NameKind::Unit: {
+        const Quantity q = *namedUnit(e->name);
+        return {q.dim, false, true, q.value};
+    }
+    case NameKind::Unknown:
+        break;
+    }
+    if (e->name == "xi" || e->name.rfind("xi_", 0) == 0) {
+        failAt(m.text, e, "stochastic terms (" + e->name + ") are not supported yet");
+    }
+    failAt(m.text, e, "unknown name '" + e->name + "' in " + ctx.what +
+                          ": not a state, parameter, subexpression or unit of this model");
+}
+
+Typed typeCall(TypeContext& ctx, const ExprPtr& e)
+{
+    const std::string& f = e->name;
+    const std::string& text = ctx.model.text;
+    if (f == "int") {
+        const Typed a = type(ctx, e->args[0]);
+        if (!a.dim.dimensionless()) {
+            failAt(text, e->args[0], "int() takes a number without units or a condition, got " + unitText(a.dim));
+        }
+        return {dims::none(), false, a.constant, std::trunc(a.value)};
+    }
+    if (f == "clip") {
+        const Typed x = number(ctx, e->args[0]);
+        for (int i = 1; i < 3; ++i) {
+            const Typed b = number(ctx, e->args[static_cast<std::size_t>(i)]);
+            if (b.dim != x.dim) {
+                failAt(text, e->args[static_cast<std::size_t>(i)],
+                       "clip() bounds must have the units of its value (" + unitText(x.dim) +
+                           "), got " + unitText(b.dim));
+            }
+        }
+        return {x.dim};
+    }
+    const Typed a = number(ctx, e->args[0]);
+    if (f == "abs" || f == "floor" || f == "ceil") {
+        return {a.dim, false, a.constant,
+                f == "abs" ? std::abs(a.value) : f == "floor" ? std::floor(a.value) : std::ceil(a.value)};
+    }
+    if (f == "sqrt") {
+        const auto half = a.dim.halved();
+        if (!half) {
+            failAt(text, e, "sqrt() of a quantity in " + unitText(a.dim) + " has no units to give");
+        }
+        return {*half, false, a.constant, std::sqrt(a.value)};
+    }
+    if (!a.dim.dimensionless()) {
+        failAt(text, e->args[0], f + "() takes a number without units, got " + unitText(a.dim) +
+                                     " (divide by a unit, e.g. (v - VT)/mV)");
+    }
+    if (f == "sign") {
+        return {dims::none()};
+    }
+    double v = 0.0;
+    if (a.constant) {
+        if (f == "exp") v = std::exp(a.value);
+        else if (f == "log") v = std::log(a.value);
+        else if (f == "log10") v = std::log10(a.value);
+        else if (f == "sin") v = std::sin(a.value);
+        else if (f == "cos") v = std::cos(a.value);
+        else if (f == "tan") v = std::tan(a.value);
+        else if (f == "sinh") v = std::sinh(a.value);
+        else if (f == "cosh") v = std::cosh(a.value);
+        else if (f == "tanh") v = std::tanh(a.value);
+        else if (f == "arcsin") v = std::asin(a.value);
+        else if (f == "arccos") v = std::acos(a.value);
+        else if (f == "arctan") v = std::atan(a.value);
+        else if (f == "exprel") v = a.value == 0.0 ? 1.0 : std::expm1(a.value) / a.value;
+    }
+    return {dims::none(), false, a.constant, v};
+}
+
+Typed typeBinary(TypeContext& ctx, const ExprPtr& e)
+{
+    const std::string& text = ctx.model.text;
+    if (e->op == Op::And || e->op == Op::Or) {
+        const Typed a = condition(ctx, e->args[0]);
+        const Typed b = condition(ctx, e->args[1]);
+        const bool v = e->op == Op::And ? (a.value != 0 && b.value != 0) : (a.value != 0 || b.value != 0);
+        return {dims::none(), true, a.constant && b.constant, v ? 1.0 : 0.0};
+    }
+    const Typed a = number(ctx, e->args[0]);
+    const Typed b = number(ctx, e->args[1]);
+    const bool constant = a.constant && b.constant;
+    switch (e->op) {
+    case Op::Add:
+    case Op::Sub:
+        if (a.dim != b.dim) {
+            failAt(text, e, std::string("cannot ") + (e->op == Op::Add ? "add " : "subtract ") +
+                                unitText(b.dim) + (e->op == Op::Add ? " to " : " from ") +
+                                unitText(a.dim) + " in " + ctx.what);
+        }
+        return {a.dim, false, constant, e->op == Op::Add ? a.value + b.value : a.value - b.value};
+    case Op::Mul:
+        return {a.dim * b.dim, false, constant, a.value * b.value};
+    case Op::Div:
+        if (b.constant && b.value == 0.0) {
+            failAt(text, e->args[1], "division by zero in " + ctx.what);
+        }
+        return {a.dim / b.dim, false, constant, constant ? a.value / b.value : 0.0};
+    case Op::Pow: {
+        if (!b.dim.dimensionless()) {
+            failAt(text, e->args[1], "an exponent must have no units, got " + unitText(b.dim));
+        }
+        if (a.dim.dimensionless()) {
+            return {a.dim, false, constant, std::pow(a.value, b.value)};
+        }
+        if (!b.constant) {
+            failAt(text, e->args[1], "the exponent of a quantity with units (" + unitText(a.dim) +
+                                         ") must be a number, not a variable");
+        }
+        const double twice = b.value * 2.0;
+        if (twice != std::round(twice)) {
+            failAt(text, e->args[1], "a quantity in " + unitText(a.dim) + " raised to " +
+                                         std::to_string(b.value) + " has no units to give");
+        }
+        Dimension d = a.dim.pow(static_cast<int>(std::round(twice)));
+        const auto half = d.halved();
+        if (!half) {
+            failAt(text, e, "a quantity in " + unitText(a.dim) + " raised to " +
+                                std::to_string(b.value) + " has no units to give");
+        }
+        return {*half, false, constant, std::pow(a.value, b.value)};
+    }
+    default: {  // comparisons
+        if (a.dim != b.dim) {
+            failAt(text, e, "cannot compare " + unitText(a.dim) + " with " + unitText(b.dim) +
+                                " in " + ctx.what);
+        }
+        bool v = false;
+        switch (e->op) {
+        case Op::Lt: v = a.value < b.value; break;
+        case Op::Le: v = a.value <= b.value; break;
+        case Op::Gt: v = a.value > b.value; break;
+        case Op::Ge: v = a.value >= b.value; break;
+        case Op::Eq: v = a.value == b.value; break;
+        default: v = a.value != b.value; break;
+        }
+        return {dims::none(), true, constant, v ? 1.0 : 0.0};
+    }
+    }
+}
+
+Typed type(TypeContext& ctx, const ExprPtr& e)
+{
+    switch (e->kind) {
+    case NodeKind::Number:
+        return {dims::none(), false, true, e->value};
+    case NodeKind::Name:
+        return typeName(ctx, e);
+    case NodeKind::Call:
+        return typeCall(ctx, e);
+    case NodeKind::Unary:
+        if (e->op == Op::Not) {
+            const Typed a = condition(ctx, e->args[0]);
+            return {dims::none(), true, a.constant, a.value != 0 ? 0.0 : 1.0};
+        } else {
+            const Typed a = number(ctx, e->args[0]);
+            return {a.dim, false, a.constant, -a.value};
+        }
+    case NodeKind::Binary:
+        return typeBinary(ctx, e);
+    }
+    return {};
+}
+
+}  // namespace
+
+Typed typeOf(const EquationModel& model, const ExprPtr& e, const std::string& what)
+{
+    TypeContext ctx{model, what, {}};
+    return type(ctx, e);
+}
+
+}  // namespace spike::engine::equations

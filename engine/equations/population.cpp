@@ -1,0 +1,128 @@
+// Population: storage and stepping of a compiled model. See population.hpp.
+#include "engine/equations/population.hpp"
+
+#include "engine/equations/linear.hpp"
+#include "engine/tensor/error.hpp"
+
+#include <algorithm>
+
+namespace spike::engine::equations {
+
+Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(model)), m_n(n)
+{
+    if (n <= 0) {
+        throw Error("an equation population needs at least one neuron, got " + std::to_string(n));
+    }
+    const auto un = static_cast<std::size_t>(n);
+    m_arrays.resize(m_model.slots.size());
+    m_bind.resize(m_model.slots.size());
+    for (std::size_t s = 0; s < m_model.slots.size(); ++s) {
+        const SlotKind kind = m_model.slots[s].kind;
+        const bool shared = kind == SlotKind::Parameter || kind == SlotKind::Time ||
+                            kind == SlotKind::Matrix || kind == SlotKind::Propagator;
+        m_arrays[s].assign(shared ? 1 : un, 0.0F);
+        m_bind[s] = {m_arrays[s].data(), !shared};
+    }
+    for (std::size_t k = 0; k < m_model.model.parameters.size(); ++k) {
+        const auto slot = static_cast<std::size_t>(m_model.parameterSlots[k]);
+        m_arrays[slot][0] = static_cast<float>(m_model.model.parameters[k].value);
+    }
+    for (const std::string& input : m_model.model.inputs) {
+        for (std::size_t s = 0; s < m_model.slots.size(); ++s) {
+            if (m_model.slots[s].kind == SlotKind::Input &&
+                (m_model.slots[s].name == input || m_model.slots[s].name == "in_" + input)) {
+                m_inputSlots.push_back(s);
+            }
+        }
+    }
+    m_zeros.assign(un, 0.0F);
+    const int registers = std::max({m_model.init.registers, m_model.step.registers, m_model.matrix.registers, 1});
+    m_registers.assign(static_cast<std::size_t>(registers) * static_cast<std::size_t>(kBlock), 0.0F);
+    parametersChanged();
+}
+
+void Population::setParameter(const std::string& name, const float* values, std::int64_t count)
+{
+    const auto& params = m_model.model.parameters;
+    for (std::size_t k = 0; k < params.size(); ++k) {
+        if (params[k].name != name || params[k].input) {
+            continue;
+        }
+        if (count != 1 && count != m_n) {
+            throw Error("parameter '" + name + "': expected 1 or " + std::to_string(m_n) + " values, got " +
+                        std::to_string(count));
+        }
+        const auto slot = static_cast<std::size_t>(m_model.parameterSlots[k]);
+        m_arrays[slot].assign(values, values + count);
+        m_bind[slot] = {m_arrays[slot].data(), count != 1};
+        return;
+    }
+    throw Error("'" + name + "' is not a parameter of this model");
+}
+
+void Population::parametersChanged()
+{
+    if (m_model.method != "exact") {
+        return;
+    }
+    // M per neuron when any parameter is, else once for all.
+    bool perNeuron = false;
+    for (const int slot : m_model.parameterSlots) {
+        perNeuron = perNeuron || m_bind[static_cast<std::size_t>(slot)].perNeuron;
+    }
+    const std::int64_t count = perNeuron ? m_n : 1;
+    for (const auto& group : {m_model.matrixSlots, m_model.phiSlots, m_model.gammaSlots}) {
+        for (const int slot : group) {
+            auto& a = m_arrays[static_cast<std::size_t>(slot)];
+            a.assign(static_cast<std::size_t>(count), 0.0F);
+            m_bind[static_cast<std::size_t>(slot)] = {a.data(), perNeuron};
+        }
+    }
+    executeAll(m_model.matrix, m_bind.data(), count, m_registers.data());
+    const auto n = static_cast<int>(m_model.model.states.size());
+    std::vector<double> mat(static_cast<std::size_t>(n * n));
+    std::vector<double> phi;
+    std::vector<double> gamma;
+    for (std::int64_t i = 0; i < count; ++i) {
+        for (std::size_t k = 0; k < mat.size(); ++k) {
+            mat[k] = m_arrays[static_cast<std::size_t>(m_model.matrixSlots[k])][static_cast<std::size_t>(i)];
+        }
+        propagators(mat, n, m_model.dt, phi, gamma);
+        for (std::size_t k = 0; k < mat.size(); ++k) {
+            m_arrays[static_cast<std::size_t>(m_model.phiSlots[k])][static_cast<std::size_t>(i)] = static_cast<float>(phi[k]);
+            m_arrays[static_cast<std::size_t>(m_model.gammaSlots[k])][static_cast<std::size_t>(i)] = static_cast<float>(gamma[k]);
+        }
+    }
+}
+
+void Population::initialise()
+{
+    executeAll(m_model.init, m_bind.data(), m_n, m_registers.data());
+    if (float* r = refractory()) {
+        std::fill(r, r + m_n, refractoryStart());
+    }
+    auto& spikes = m_arrays[static_cast<std::size_t>(m_model.spikeSlot)];
+    std::fill(spikes.begin(), spikes.end(), 0.0F);
+}
+
+float* Population::refractory()
+{
+    return m_model.refractorySlot < 0 ? nullptr : m_arrays[static_cast<std::size_t>(m_model.refractorySlot)].data();
+}
+
+float Population::refractoryStart() const
+{
+    return m_model.model.refractoryIsTime ? 0.0F : 1.0F;
+}
+
+void Population::step(const float* const* inputs, double t)
+{
+    for (std::size_t k = 0; k < m_inputSlots.size(); ++k) {
+        const float* row = inputs != nullptr && inputs[k] != nullptr ? inputs[k] : m_zeros.data();
+        m_bind[m_inputSlots[k]] = {const_cast<float*>(row), true};
+    }
+    m_arrays[static_cast<std::size_t>(m_model.timeSlot)][0] = static_cast<float>(t);
+    executeAll(m_model.step, m_bind.data(), m_n, m_registers.data());
+}
+
+}  // namespace spike::engine::equations

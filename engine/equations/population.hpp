@@ -1,0 +1,59 @@
+// Population: the arrays a compiled model runs on for n neurons (states, parameters, the
+// refractory counter, spikes, the exact method's propagators) bound to its programs. What the
+// EquationNeuron module and the tests step. Invariant: every slot's binding points at storage
+// this object owns, except the input slots, which step() points at the caller's rows for the
+// duration of the call. Not thread-safe; owned by whichever thread evolves it; step() does not
+// allocate.
+#pragma once
+
+#include "engine/equations/compiler.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spike::engine::equations {
+
+class Population {
+public:
+    /// n > 0 neurons of `model`; parameters start at their declared values, states at zero
+    /// until initialise().
+    Population(CompiledModel model, std::int64_t n);
+
+    const CompiledModel& compiled() const { return m_model; }
+    std::int64_t size() const { return m_n; }
+
+    /// Sets parameter `name` (not an input) to one value for all neurons (count 1) or one per
+    /// neuron (count n) [SI]. Throws Error for an unknown name or a wrong count. Call
+    /// parametersChanged() after a batch of changes.
+    void setParameter(const std::string& name, const float* values, std::int64_t count);
+    /// Recomputes what depends on parameters (the exact method's propagators).
+    void parametersChanged();
+    /// States to their initial values (in declaration order), refractoriness cleared.
+    void initialise();
+    /// Advances one step from time t [s]: inputs[k] holds model.inputs[k]'s n values for this
+    /// step (nullptr: zero). Writes spikes().
+    void step(const float* const* inputs, double t);
+
+    /// State i (model.states order), n values.
+    float* state(std::size_t i) { return m_arrays[static_cast<std::size_t>(m_model.stateSlots[i])].data(); }
+    const float* state(std::size_t i) const { return m_arrays[static_cast<std::size_t>(m_model.stateSlots[i])].data(); }
+    /// Refractory steps left (time refractoriness) or not_refractory (a condition); nullptr
+    /// without refractoriness.
+    float* refractory();
+    /// What the refractory array holds after initialise(): 0 steps left, or not_refractory = 1.
+    float refractoryStart() const;
+    /// The last step's spikes, n values of 0 or 1.
+    const float* spikes() const { return m_arrays[static_cast<std::size_t>(m_model.spikeSlot)].data(); }
+
+private:
+    CompiledModel m_model;
+    std::int64_t m_n;
+    std::vector<std::vector<float>> m_arrays;  ///< per slot: n values, or 1 for a shared one
+    std::vector<SlotBinding> m_bind;
+    std::vector<float> m_registers;
+    std::vector<float> m_zeros;  ///< an input nobody wires
+    std::vector<std::size_t> m_inputSlots;  ///< slot of model.inputs[k]
+};
+
+}  // namespace spike::engine::equations
