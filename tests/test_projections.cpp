@@ -606,6 +606,20 @@ private slots:
         QCOMPARE(dynamic_cast<SparseProjection&>(*big).synapseCount(), 2000000);
     }
 
+    void delayRingIsBounded()
+    {
+        // A delay whose ring of pending deliveries would pass 2^27 values is refused with the
+        // longest delay allowed, the module unchanged (a slider at the far end must not
+        // allocate gigabytes).
+        auto m = createModule("SparseProjection", {{"shape", {3200, 3200}}});
+        const auto refused = m->setAttribute("delay", Tensor::scalar(50000.0F));
+        QVERIFY(!refused.ok);
+        QVERIFY2(refused.message.find("at most 41943 steps for 3200 targets") != std::string::npos, refused.message.c_str());
+        QCOMPARE(m->tensor("delay")[0], 0.0F);
+        QVERIFY(m->setAttribute("delay", Tensor::scalar(41943.0F)).ok);
+        QCOMPARE(m->tensor("pending").numel(), std::int64_t(41943) * 3200);
+    }
+
     void largeInDegreeBuild()
     {
         auto sp = sparse(100000, 100000, {{"in_degree", scalar(100.0F)}, {"seed", scalar(1.0F)}});

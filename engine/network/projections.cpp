@@ -84,13 +84,21 @@ Shape ringShape(std::int64_t delay, std::int64_t nTarget)
 }
 
 /// Empty when a ring of `delay` rows of `nTarget` values fits in one tensor, else the problem.
+/// The most values a delay ring may hold: 2^27 floats (512 MiB). The ring is a State, so the
+/// document, the running copy and undo steps each hold one: a slider dragged to a delay of
+/// millions of steps must be refused, not allocated (a 3200-target ring at the tensor limit
+/// took the GUI past 24 GiB).
+constexpr std::int64_t kMaxRingValues = std::int64_t{1} << 27;
+
 std::string ringTooLarge(std::int64_t delay, std::int64_t nTarget)
 {
-    if (delay > 0 && nTarget > Tensor::kMaxElements / delay) {
+    if (delay > 0 && nTarget > kMaxRingValues / delay) {
         return "attribute 'delay': " + std::to_string(delay) + " steps x " +
-               std::to_string(nTarget) +
-               " targets needs a ring of pending deliveries larger than the tensor limit "
-               "(2^31 - 1 values)";
+               std::to_string(nTarget) + " targets needs a ring of " +
+               std::to_string(delay * nTarget) + " pending deliveries; at most " +
+               std::to_string(kMaxRingValues) + " (512 MiB): use a shorter delay (at most " +
+               std::to_string(kMaxRingValues / nTarget) + " steps for " + std::to_string(nTarget) +
+               " targets)";
     }
     return {};
 }
