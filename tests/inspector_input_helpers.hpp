@@ -9,6 +9,7 @@
 #include "ui/document/graph_document.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/inspector/inspector_editors.hpp"
+#include "ui/inspector/number_spin_box.hpp"
 #include "ui/window/main_window.hpp"
 
 #include <QAbstractSpinBox>
@@ -61,8 +62,20 @@ inline bool editorsMatchDocument(const ui::MainWindow& w, QString* why)
             *why = name + QStringLiteral(": no editor");
             return false;
         }
+        // A paused run's States replace the document's (initial) ones in the inspector.
+        const auto run = w.inspector()->runStates().find(view.spec->name);
+        const engine::AttributeValue& value = run != w.inspector()->runStates().end() ? run->second : *view.value;
         if (auto* scalar = qobject_cast<ui::ScalarEditor*>(editor)) {
-            const double want = std::get<engine::Tensor>(*view.value)[0];
+            const double want = std::get<engine::Tensor>(value)[0];
+            if (!std::isfinite(want)) {
+                const auto* number = dynamic_cast<const ui::NumberSpinBox*>(scalar->spinBox());
+                const QString special = number != nullptr ? number->nonFiniteText() : QString();
+                if (special != QString::number(want).toLower()) {
+                    *why = QStringLiteral("%1 is %2, the editor shows '%3'").arg(name).arg(want).arg(scalar->spinBox()->text());
+                    return false;
+                }
+                continue;
+            }
             const double shown = scalar->spinBox() != nullptr ? scalar->spinBox()->value()
                                                               : (scalar->checkBox()->isChecked() ? 1.0 : 0.0);
             if (std::abs(shown - want) > 1e-6 * std::max(1.0, std::abs(want))) {
@@ -70,7 +83,7 @@ inline bool editorsMatchDocument(const ui::MainWindow& w, QString* why)
                 return false;
             }
         } else if (auto* choice = qobject_cast<ui::EnumEditor*>(editor)) {
-            if (choice->comboBox()->currentText().toStdString() != std::get<std::string>(*view.value)) {
+            if (choice->comboBox()->currentText().toStdString() != std::get<std::string>(value)) {
                 *why = QStringLiteral("%1 shows %2").arg(name, choice->comboBox()->currentText());
                 return false;
             }

@@ -72,6 +72,8 @@ public:
     /// the new value.
     void showRunStates(const QString& title, std::map<std::string, engine::AttributeValue> values = {},
                        const QString& note = {});
+    /// The States showRunStates() shows instead of the document's (empty: the document's).
+    const std::map<std::string, engine::AttributeValue>& runStates() const { return m_runStates; }
     /// The note showRunStates() put under the States title ("" when none).
     QString statesNote() const;
     /// The States group's title ("States", or showRunStates()' title).

@@ -280,7 +280,14 @@ void ScalarEditor::showNumber(double v)
     }
     if (m_real != nullptr) {
         const QSignalBlocker block(m_real);
-        m_real->setValue(v);
+        if (auto* number = dynamic_cast<NumberSpinBox*>(m_real)) {
+            number->showNumber(v);
+        } else {
+            m_real->setValue(v);
+        }
+    }
+    if (!std::isfinite(v)) {
+        return;  // the slider keeps its place
     }
     if (v < m_lo || v > m_hi || (m_log && v <= 0.0)) {
         chooseSliderRange(v);

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <QDoubleSpinBox>
+
+#include <cmath>
 #include <QLocale>
 #include <QString>
 #include <QValidator>
@@ -24,7 +26,29 @@ public:
         setDecimals(15);
         setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
     }
-    QString textFromValue(double value) const override { return QString::number(value, 'g', 7); }
+    QString textFromValue(double value) const override
+    {
+        return m_nonFinite.isEmpty() ? QString::number(value, 'g', 7) : m_nonFinite;
+    }
+    /// Shows `v` ("nan", "inf", "-inf" when it is not finite: a paused run's exploded State);
+    /// what setValue() cannot, since a spin box holds finite values only.
+    void showNumber(double v)
+    {
+        const QString special = std::isnan(v) ? QStringLiteral("nan")
+                                : std::isinf(v) ? (v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf"))
+                                                : QString();
+        if (special.isEmpty() && m_nonFinite.isEmpty()) {
+            setValue(v);
+            return;
+        }
+        m_nonFinite = special;
+        // Changing the value makes the box ask textFromValue() again.
+        const double shown = special.isEmpty() ? v : 0.0;
+        setValue(shown == 1.0 ? 0.0 : 1.0);
+        setValue(shown);
+    }
+    /// "nan", "inf" or "-inf" while showNumber() shows a non-finite value, else "".
+    QString nonFiniteText() const { return m_nonFinite; }
     double valueFromText(const QString& text) const override
     {
         bool ok = false;
@@ -64,6 +88,7 @@ public:
     }
 
 private:
+    QString m_nonFinite;  ///< showNumber()'s text for a value a spin box cannot hold
     double m_lower = -kUnbounded;
     double m_upper = kUnbounded;
 };
