@@ -5,6 +5,7 @@
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/probeable_tree.hpp"
+#include "engine/neurons/equation_neuron.hpp"
 #include "engine/tensor/npy.hpp"
 
 #include <chrono>
@@ -102,6 +103,29 @@ void describeAttributes(const Module& m, std::ostringstream& os)
     }
 }
 
+/// A model written as equations: its text as written (comment-only lines left out), the method
+/// in use and the ports.
+void describeEquations(const Module& m, std::ostringstream& os)
+{
+    const auto* eq = dynamic_cast<const engine::EquationNeuron*>(&m);
+    if (eq == nullptr) {
+        return;
+    }
+    os << "    Equations (method " << eq->method() << "):\n";
+    std::istringstream lines(eq->text());
+    for (std::string line; std::getline(lines, line);) {
+        const auto first = line.find_first_not_of(" \t");
+        if (first != std::string::npos && line[first] != '#') {
+            os << "      " << line.substr(first) << "\n";
+        }
+    }
+    std::string ports;
+    for (const auto& p : m.inputPorts()) {
+        ports += (ports.empty() ? "" : ", ") + p.name + (p.spiking ? " (adds to the state)" : " (held for the step)");
+    }
+    os << "    Input ports: " << ports << "\n";
+}
+
 /// The module's constructor settings (ModuleTypeInfo::settings) with their values and bounds:
 /// "    Settings: neurons = 100 in [1, 100000000] (size), has_rec = false (true/false)".
 void describeSettings(const Module& m, std::ostringstream& os)
@@ -164,6 +188,7 @@ std::string describeModel(const std::string& modelPath)
            << shapeText(*m) << "  in: " << (m->spikingInput() ? "spikes" : "continuous")
            << "  out: " << (m->spikingOutput() ? "spikes" : "continuous") << "\n";
         describeSettings(*m, os);
+        describeEquations(*m, os);
         describeAttributes(*m, os);
         if (const auto* net = dynamic_cast<const engine::Network*>(m)) {
             for (const auto& c : net->connections()) {

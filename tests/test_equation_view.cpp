@@ -5,6 +5,7 @@
 // developer notes reach the user; random garbage renders without crashing; at 300 px nothing
 // scrolls sideways.
 #include "engine/io/module_factory.hpp"
+#include "engine/neurons/model_library.hpp"
 #include "ui/document/graph_document.hpp"
 #include "tests/graph_test_models.hpp"
 #include "ui/inspector/equation_text.hpp"
@@ -217,7 +218,7 @@ private Q_SLOTS:
                 QVERIFY2(text.contains(QString::fromStdString(doc1)), qPrintable(type + ": " + s));
             }
         }
-        QCOMPARE(withEquations, 12);
+        QCOMPARE(withEquations, 12 + static_cast<int>(spike::engine::libraryModels().size()) + 1);  // + the equation models
     }
 
     void attributeSymbolsAreLinksWithTheirDocUnitAndValue()

@@ -240,7 +240,7 @@ private slots:
         const std::vector<std::pair<QStringList, QString>> cases{
             {{"run", "/no/such/model.json", "--steps", "5"}, "/no/such/model.json: cannot open"},
             {{"run", corpus + "invalid_json.json", "--steps", "5"}, "invalid JSON at line 4, column 27"},
-            {{"run", corpus + "unknown_type.json", "--steps", "5"}, "/model/type: unknown module type 'Izhikevich'"},
+            {{"run", corpus + "unknown_type.json", "--steps", "5"}, "/model/type: unknown module type 'Hopfield'"},
             {{"run", corpus + "negative_tau.json", "--steps", "5"}, "/model/attributes/tau_mem"},
             {{"info", corpus + "nan_value.json"}, "/model/attributes/threshold: expected a number, got null"},
             {{"run", example(), "--input", dir.filePath("wide.npy"), "--record", "0.vmem", "--out", out},

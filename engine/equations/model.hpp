@@ -20,7 +20,8 @@
 // while refractory), "input" (a state: wires add to it before each step, like Brian2's
 // on_pre "ge += w"; a parameter: wires set it for the step), "membrane" (the state plots show
 // first), min=EXPR, max=EXPR, positive, nonnegative, family=NAME (the registry family).
-// Units are checked as Brian2 checks them. parseModel() reads and checks the whole text or
+// Units are checked as Brian2 checks them; a declared name shadows a unit of the same name
+// (El, the leak potential, is also exa-litre). parseModel() reads and checks the whole text or
 // throws EquationError at the first mistake. Pure functions; any thread.
 #pragma once
 

@@ -164,9 +164,6 @@ EquationModel parseModel(const std::string& text)
         if (reserved.count(n) != 0) {
             fail(s, "'" + n + "' is a reserved name; choose another", name.begin, name.end - name.begin);
         }
-        if (namedUnit(n)) {
-            fail(s, "'" + n + "' is a unit name; choose another name", name.begin, name.end - name.begin);
-        }
         if (functionArity(n) >= 0) {
             fail(s, "'" + n + "' is a function name; choose another name", name.begin, name.end - name.begin);
         }
@@ -358,8 +355,11 @@ EquationModel parseModel(const std::string& text)
             EquationModel unitsOnly;
             unitsOnly.text = s;
             bool constant = true;
+            for (const std::string& other : declared) {
+                constant = constant && !mentions(sub.expr, other);  // a declared name shadows a unit
+            }
             try {
-                constant = typeOf(unitsOnly, sub.expr, name).constant;
+                constant = constant && typeOf(unitsOnly, sub.expr, name).constant;
             } catch (const EquationError&) {
                 constant = false;
             }
@@ -431,9 +431,8 @@ EquationModel parseModel(const std::string& text)
             v.rhs = parseExpression({&s, p.expr.begin, p.expr.end});
             const Typed t = typeOf(m, v.rhs, "d" + name + "/dt");
             if (t.dim != v.dim / dims::second()) {
-                fail(s, "d" + name + "/dt is in " + unitText(t.dim) + ", but " + name + " is in " +
-                            unitText(v.dim) + " so its derivative must be in " +
-                            unitText(v.dim / dims::second()),
+                fail(s, "d" + name + "/dt is in " + unitText(t.dim) + ", but it must be in " +
+                            unitText(v.dim / dims::second()) + " (" + name + " is in " + unitText(v.dim) + ")",
                      p.expr.begin, p.expr.end - p.expr.begin);
             }
         } else if (p.kind == PendingLine::Initial) {

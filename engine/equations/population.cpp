@@ -107,7 +107,21 @@ void Population::initialise()
 
 float* Population::refractory()
 {
-    return m_model.refractorySlot < 0 ? nullptr : m_arrays[static_cast<std::size_t>(m_model.refractorySlot)].data();
+    return m_model.refractorySlot < 0 ? nullptr : m_bind[static_cast<std::size_t>(m_model.refractorySlot)].data;
+}
+
+void Population::bindState(std::size_t i, float* data)
+{
+    const auto slot = static_cast<std::size_t>(m_model.stateSlots.at(i));
+    m_bind[slot].data = data != nullptr ? data : m_arrays[slot].data();
+}
+
+void Population::bindRefractory(float* data)
+{
+    if (m_model.refractorySlot >= 0) {
+        const auto slot = static_cast<std::size_t>(m_model.refractorySlot);
+        m_bind[slot].data = data != nullptr ? data : m_arrays[slot].data();
+    }
 }
 
 float Population::refractoryStart() const

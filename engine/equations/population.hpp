@@ -2,7 +2,7 @@
 // refractory counter, spikes, the exact method's propagators) bound to its programs. What the
 // EquationNeuron module and the tests step. Invariant: every slot's binding points at storage
 // this object owns, except the input slots, which step() points at the caller's rows for the
-// duration of the call. Not thread-safe; owned by whichever thread evolves it; step() does not
+// duration of the call, and the states a caller bound to its own arrays (bindState()). Not thread-safe; owned by whichever thread evolves it; step() does not
 // allocate.
 #pragma once
 
@@ -36,11 +36,16 @@ public:
     void step(const float* const* inputs, double t);
 
     /// State i (model.states order), n values.
-    float* state(std::size_t i) { return m_arrays[static_cast<std::size_t>(m_model.stateSlots[i])].data(); }
-    const float* state(std::size_t i) const { return m_arrays[static_cast<std::size_t>(m_model.stateSlots[i])].data(); }
+    float* state(std::size_t i) { return m_bind[static_cast<std::size_t>(m_model.stateSlots[i])].data; }
+    const float* state(std::size_t i) const { return m_bind[static_cast<std::size_t>(m_model.stateSlots[i])].data; }
+    /// Makes state i live in the caller's n floats (until bound again); nullptr: back to own
+    /// storage.
+    void bindState(std::size_t i, float* data);
     /// Refractory steps left (time refractoriness) or not_refractory (a condition); nullptr
     /// without refractoriness.
     float* refractory();
+    /// Like bindState() for the refractory array (ignored without refractoriness).
+    void bindRefractory(float* data);
     /// What the refractory array holds after initialise(): 0 steps left, or not_refractory = 1.
     float refractoryStart() const;
     /// The last step's spikes, n values of 0 or 1.

@@ -102,6 +102,12 @@ std::unique_ptr<Module> buildUnlessChecking(Args&&... args)
 /// The layers and activations of the type table, in palette order (Linear ... Threshold).
 std::vector<ModuleTypeInfo> layerTypes();
 
+/// The equation-defined neuron types (equation_types.cpp): one per library model, then
+/// EquationNeuron (the user's own text).
+std::vector<ModuleTypeInfo> equationTypes();
+/// The text a new EquationNeuron starts with: a LIF written as equations.
+const std::string& defaultEquationText();
+
 /// The constructor settings of module type `type` (type_settings.cpp), in display order;
 /// empty for types without (containers but Network, projections: their shape follows the wire).
 std::vector<ConfigSetting> typeSettings(const std::string& type);

@@ -424,6 +424,9 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
          "(Brian2's CUBA benchmark)",
          false, {{"shape", {1}}}, createCubaLif, "neurons/cuba_lif.hpp", cubaLifEquations()},
     };
+    // Izhikevich ... EquationNeuron: the models written as equations (equation_types.cpp).
+    const std::vector<ModuleTypeInfo> equationModels = io_detail::equationTypes();
+    all.insert(all.end(), equationModels.begin(), equationModels.end());
     // Linear ... Threshold: the layers and activations (layer_types.cpp).
     const std::vector<ModuleTypeInfo> layers = io_detail::layerTypes();
     all.insert(all.end(), layers.begin(), layers.end());
