@@ -392,7 +392,8 @@ private Q_SLOTS:
         QVERIFY(examples.size() >= 2);
         const QStringList order{QStringLiteral("LIF neuron and a current step"), QStringLiteral("LIF versus LIFRefrac"),
                                 QStringLiteral("Rheobase and f-I curve"), QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
-                                QStringLiteral("CUBA network"), QStringLiteral("Dynamics network driven by a sine input"),
+                                QStringLiteral("CUBA network"), QStringLiteral("Izhikevich firing patterns"),
+                                QStringLiteral("COBA network (conductance-based)"), QStringLiteral("Dynamics network driven by a sine input"),
                                 QStringLiteral("Dynamics network (reference weights)")};
         qsizetype last = -1;
         GraphDocument doc;

@@ -36,6 +36,8 @@ fi_curve 300
 poisson_feedforward 300
 two_layer_lif 200
 cuba_network 2000
+izhikevich_presets 2000
+coba_network 1500
 dynamics_network_driven 400
 dynamics_network 100
 LIST
