@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+namespace spike::engine::equations {
+struct EquationModel;
+}  // namespace spike::engine::equations
+
 namespace spike::engine::io_detail {
 
 /// Reads an integer config entry with bounds, naming the key on error.
@@ -107,6 +111,8 @@ std::vector<ModuleTypeInfo> layerTypes();
 std::vector<ModuleTypeInfo> equationTypes();
 /// The text a new EquationNeuron starts with: a LIF written as equations.
 const std::string& defaultEquationText();
+/// The equations for users of a checked model text (what the Equations tab shows).
+ModelEquations equationsFor(const equations::EquationModel& m);
 
 /// The constructor settings of module type `type` (type_settings.cpp), in display order;
 /// empty for types without (containers but Network, projections: their shape follows the wire).

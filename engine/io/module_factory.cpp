@@ -7,6 +7,7 @@
 #include "engine/io/factory_detail.hpp"
 
 #include "engine/neurons/cuba_lif.hpp"
+#include "engine/neurons/equation_neuron.hpp"
 #include "engine/composites/dynamics_network.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/neurons/lif_refrac.hpp"
@@ -502,6 +503,16 @@ const ModuleTypeInfo* findModuleType(const std::string& type)
         }
     }
     return nullptr;
+}
+
+ModelEquations modelEquationsOf(const Module& module)
+{
+    const auto* own = dynamic_cast<const EquationNeuron*>(&module);
+    if (own != nullptr && own->className() == EquationNeuron::kCustomType) {
+        return io_detail::equationsFor(own->model());
+    }
+    const ModuleTypeInfo* info = findModuleType(module.className());
+    return info == nullptr ? ModelEquations{} : info->equations;
 }
 
 std::string moduleEquations(const std::string& type)

@@ -105,6 +105,10 @@ struct ModuleTypeInfo {
 const std::vector<ModuleTypeInfo>& moduleTypes();
 /// The type called `type`, or nullptr.
 const ModuleTypeInfo* findModuleType(const std::string& type);
+/// The equations for users of module `module`: a user-written EquationNeuron's from its own
+/// text, every other module's its type's (ModuleTypeInfo::equations; empty for an unknown type
+/// or one without).
+ModelEquations modelEquationsOf(const Module& module);
 /// The update equations of module type `type`: the comment block at the top of its header
 /// (ModuleTypeInfo::header), as the build extracted it; "" for an unknown type or one without.
 std::string moduleEquations(const std::string& type);

@@ -111,14 +111,15 @@ void EquationView::showNode(NodeId id)
         showMessage(tr("Select a module to see its equations."));
         return;
     }
-    const engine::ModuleTypeInfo* info = engine::findModuleType(m->className());
-    if (info == nullptr || info->equations.empty()) {
+    // A user-written EquationNeuron's own equations, every other module its type's.
+    engine::ModelEquations equations = engine::modelEquationsOf(*m);
+    if (equations.empty()) {
         showMessage(tr("%1 has no update equations of its own: layers and activations compute their torch "
                        "function, containers and templates their children.")
                         .arg(QString::fromStdString(m->className())));
         return;
     }
-    showEquations(info->equations);
+    showEquations(equations);
 }
 
 void EquationView::showEquations(const engine::ModelEquations& equations)

@@ -1,4 +1,4 @@
-// EquationView: the Equations tab. Shows a module type's equations for users (the registry's
+// EquationView: the Equations tab. Shows a module's equations for users (the registry's
 // ModelEquations, engine/io/module_factory.hpp) as readable mathematics: the description, the
 // lines grouped by role (input events, each step, spike condition, reset, definitions), then a
 // "where" list of the symbols with their meaning and unit, read from the shown module's
@@ -31,7 +31,8 @@ public:
 
     /// The document whose modules are shown (not owned); nullptr shows nothing.
     void setGraphDocument(GraphDocument* doc);
-    /// Shows the equations of module `id`'s type; an invalid id shows a hint to select one, a
+    /// Shows the equations of module `id` (engine::modelEquationsOf: a user-written
+    /// EquationNeuron's own, otherwise its type's); an invalid id shows a hint to select one, a
     /// type without equations says so in one sentence.
     void showNode(NodeId id);
     NodeId node() const { return m_node; }
