@@ -5,6 +5,7 @@
 // Thread: GUI thread only.
 #include "ui/inspector/inspector.hpp"
 
+#include "ui/inspector/equation_editor.hpp"
 #include "ui/inspector/inspector_editors.hpp"
 #include "ui/inspector/inspector_settings.hpp"
 
@@ -20,6 +21,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -66,6 +68,16 @@ Inspector::Inspector(QWidget* parent) : QWidget(parent)
         Q_EMIT configured(id);
     });
     connect(m_settings, &SettingsPanel::showAgain, this, [this](NodeId id) { showNode(id); });
+    m_equationEditor = new EquationEditor(m_body);
+    m_bodyLayout->addWidget(m_equationEditor);
+    m_equationEditor->setPushChanges([this](const auto& changes, const QString& text) {
+        return pushChanges(changes, text);
+    });
+    connect(m_equationEditor, &EquationEditor::configured, this, [this](NodeId id) {
+        showNode(id);
+        Q_EMIT configured(id);
+    });
+    connect(m_equationEditor, &EquationEditor::showAgain, this, [this](NodeId id) { showNode(id); });
     m_statisticsGroup = new QGroupBox(tr("Statistics"), m_body);
     m_statisticsGroup->setCheckable(true);
     m_statisticsGroup->setChecked(true);
@@ -146,6 +158,31 @@ void Inspector::setDocument(GraphDocument* doc)
             connect(doc, &GraphDocument::subtreeInserted, this, &Inspector::onStructureChanged),
             connect(doc, &GraphDocument::subtreeRemoved, this, &Inspector::onStructureChanged),
             connect(doc, &GraphDocument::nodeRenamed, this, &Inspector::onStructureChanged),
+            // A rebuild undone takes the shown module out and puts it back under the same id:
+            // once the edit is over (its wires back too), it is shown again.
+            connect(doc, &GraphDocument::nodeAboutToBeRemoved, this, [this](NodeId id) {
+                // The views may have let it go already (its wires are taken out first).
+                if (id.valid() && (id == m_node || id == m_previousNode)) {
+                    m_lostNode = id;
+                }
+            }),
+            connect(doc, &GraphDocument::subtreeInserted, this, [this](NodeId parent, NodeId root) {
+                if (root != m_lostNode) {
+                    return;
+                }
+                m_lostNode = {};
+                QMetaObject::invokeMethod(this, [this, parent, root] {
+                    // Unless something else was chosen meanwhile (the views fall back to the
+                    // network around it).
+                    if (m_doc != nullptr && m_doc->contains(root) && (!m_node.valid() || m_node == parent)) {
+                        showNode(root);
+                        Q_EMIT configured(root);
+                    }
+                }, Qt::QueuedConnection);
+            }),
+            // Only within one edit: a module deleted and brought back by a later undo is not
+            // selected again.
+            connect(doc->undoStack(), &QUndoStack::indexChanged, this, [this] { m_lostNode = {}; }),
             connect(doc, &QObject::destroyed, this, [this] {
                 m_node = {};
                 rebuild();
@@ -165,10 +202,12 @@ void Inspector::showNode(NodeId id)
         refreshAll();
         refreshStatistics();
         m_settings->refresh();
+        m_equationEditor->showNode(m_doc, m_node);
         return;
     }
     if (node != m_node) {
         m_runStates.clear();  // they were the other module's
+        m_previousNode = m_node;
     }
     m_node = node;
     rebuild();
@@ -351,6 +390,7 @@ void Inspector::rebuild()
     };
     rebuildStatistics();
     m_settings->showNode(m_doc, m_node);
+    m_equationEditor->showNode(m_doc, m_node);
     // A module with nothing of its own to show (a plain Network): say where its contents are
     // instead of an empty frame.
     // Read-only settings alone (a Network's ports) do not make a frame worth showing.
@@ -467,6 +507,7 @@ void Inspector::onAttributeChanged(NodeId id, const QString& name)
     // reports only the attributes that were set, so every row is read again.
     if (id == m_node && !m_rebuildPending) {
         refreshAll();
+        m_equationEditor->refreshPreset();
     }
     // Statistics summarise the whole subtree (a DynamicsNetwork's res block weights).
     if (!m_statistics.empty() && isAtOrBelowShown(id)) {

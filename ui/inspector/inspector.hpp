@@ -4,7 +4,8 @@
 // chosen by inspector_editors.hpp from the spec and the value's shape. A module that computes
 // summary statistics (Module::statistics(), a DynamicsNetwork's weight means) shows them in a
 // read-only "Statistics" group above the attributes; its constructor settings (size, options)
-// are a "Settings" group above those (inspector_settings.hpp).
+// are a "Settings" group above those (inspector_settings.hpp); a population defined by equations
+// shows its text and presets in an "Equations" group below that (equation_editor.hpp).
 //
 // Owns: its widgets and the rows of the shown module. Holds the document weakly (QPointer) and
 // the node by id. Invariants: every row corresponds to one attribute of module.attributes(), no
@@ -40,6 +41,7 @@ class QVBoxLayout;
 namespace spike::ui {
 
 class AttributeEditor;
+class EquationEditor;
 class SettingsPanel;
 
 /// The attribute inspector; see the file comment.
@@ -104,6 +106,8 @@ public:
     /// The Settings group above the attributes (inspector_settings.hpp): the shown module's
     /// constructor settings.
     SettingsPanel* settings() const { return m_settings; }
+    /// The Equations group (equation_editor.hpp): the text and presets of an EquationNeuron.
+    EquationEditor* equationEditor() const { return m_equationEditor; }
 
     /// Restores every Parameter and SimulationParameter to its default as one undo step;
     /// returns false (with lastMessage()) when refused.
@@ -118,6 +122,8 @@ Q_SIGNALS:
     void edited(spike::ui::NodeId id, const QString& name);
     /// Module `id` was rebuilt with new settings (one ConfigureNodeCommand); the inspector shows
     /// it again (the rebuild took it out of the document and put it back under the same id).
+    /// Also emitted when an undo or redo puts back, under its id, the module the inspector
+    /// showed when it was taken out (a rebuild undone): it is shown again.
     void configured(spike::ui::NodeId id);
 
 private:
@@ -160,6 +166,8 @@ private:
 
     QPointer<GraphDocument> m_doc;
     NodeId m_node;
+    NodeId m_previousNode;  ///< the module shown before m_node
+    NodeId m_lostNode;      ///< the module shown when it was taken out of the document (see configured)
     EditGate m_gate;
     QString m_family;
     QString m_lastMessage;
@@ -177,6 +185,7 @@ private:
     QWidget* m_inner[3] = {nullptr, nullptr, nullptr};  ///< each group's rows, rebuilt per module
     int m_gridRows[3] = {0, 0, 0};
     SettingsPanel* m_settings = nullptr;
+    EquationEditor* m_equationEditor = nullptr;
     QGroupBox* m_statisticsGroup = nullptr;
     QWidget* m_statisticsInner = nullptr;  ///< the statistics' rows, rebuilt per module
     std::vector<std::pair<std::string, QLabel*>> m_statistics;  ///< name, value label
