@@ -1,6 +1,7 @@
 // The CUDA backend's interface in a build without CUDA: reports that no device can be used and
 // refuses to run, so callers and tests need no #ifdef. Thread: any.
 #include "kernels/cuda_device.hpp"
+#include "kernels/equation_cuda.hpp"
 #include "kernels/network_cuda.hpp"
 
 #include <stdexcept>
@@ -118,6 +119,12 @@ std::int64_t sparseDeliverCuda(const SparseDevice& /*projection*/, std::int64_t 
                                std::int64_t /*postStride*/)
 {
     noCuda("sparseDeliverCuda");
+}
+
+void equationStepsCuda(const EquationDevice& /*population*/, const float* /*in*/,
+                       std::int64_t /*steps*/, float* /*out*/, const EquationTraces& /*traces*/)
+{
+    noCuda("equationStepsCuda");
 }
 
 }  // namespace spike::kernels

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_compat.hpp"
+#include "kernels/cuda_helpers.cuh"
 
 #include <climits>
 #include <stdexcept>
@@ -19,36 +20,7 @@ namespace spike::kernels {
 
 namespace {
 
-constexpr int kBlock = 256;
 constexpr int kWarp = 32;
-
-std::string errorText(cudaError_t err)
-{
-    return std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
-}
-
-/// Throws std::runtime_error naming `what` when `err` is not cudaSuccess.
-void check(cudaError_t err, const std::string& what)
-{
-    if (err != cudaSuccess) {
-        cudaGetLastError();  // clear a non-sticky error so later calls start clean
-        throw std::runtime_error("CUDA: " + what + " failed: " + errorText(err));
-    }
-}
-
-void checkLaunch(const char* kernel)
-{
-    check(cudaGetLastError(), std::string("launching ") + kernel);
-}
-
-/// Blocks of kBlock threads covering `count` elements (at least 1; at most the grid limit
-/// 2^31 - 1, beyond which only the grid-stride kernels are used).
-unsigned blocksFor(long long count)
-{
-    long long blocks = (count + kBlock - 1) / kBlock;
-    blocks = blocks < 1 ? 1 : (blocks > INT_MAX ? INT_MAX : blocks);
-    return static_cast<unsigned>(blocks);
-}
 
 cudaMemcpyKind toCuda(CopyKind kind)
 {
@@ -61,19 +33,6 @@ cudaMemcpyKind toCuda(CopyKind kind)
         break;
     }
     return cudaMemcpyDeviceToDevice;
-}
-
-void requireNonNegative(long long value, const char* what)
-{
-    if (value < 0) {
-        throw std::invalid_argument(std::string("CUDA kernels: ") + what + " (" +
-                                    std::to_string(value) + ") must not be negative");
-    }
-}
-
-__device__ long long globalIndex()
-{
-    return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
 
 __device__ long long gridStride()

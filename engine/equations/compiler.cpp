@@ -22,7 +22,7 @@ const std::vector<std::string>& methodNames()
 std::vector<std::string> CompiledModel::slotNames() const
 {
     std::vector<std::string> names;
-    for (const auto& s : slots) {
+    for (const auto& s : slotInfo) {
         names.push_back(s.name);
     }
     return names;
@@ -486,8 +486,8 @@ std::vector<Val> integrate(Compiler& c, Emitter& em, const EquationModel& m, con
 
 int addSlot(CompiledModel& out, const std::string& name, SlotKind kind)
 {
-    out.slots.push_back({name, kind});
-    return static_cast<int>(out.slots.size()) - 1;
+    out.slotInfo.push_back({name, kind});
+    return static_cast<int>(out.slotInfo.size()) - 1;
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ struct CompiledModel {
     EquationModel model;
     double dt = 0.0;
     std::string method;  ///< the method used
-    std::vector<SlotInfo> slots;
+    std::vector<SlotInfo> slotInfo;  ///< every array the programs use ("slots" is a Qt macro)
     std::vector<int> stateSlots;      ///< per model.states
     std::vector<int> parameterSlots;  ///< per model.parameters (inputs are SlotKind::Input)
     int timeSlot = -1;

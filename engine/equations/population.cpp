@@ -14,10 +14,10 @@ Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(
         throw Error("an equation population needs at least one neuron, got " + std::to_string(n));
     }
     const auto un = static_cast<std::size_t>(n);
-    m_arrays.resize(m_model.slots.size());
-    m_bind.resize(m_model.slots.size());
-    for (std::size_t s = 0; s < m_model.slots.size(); ++s) {
-        const SlotKind kind = m_model.slots[s].kind;
+    m_arrays.resize(m_model.slotInfo.size());
+    m_bind.resize(m_model.slotInfo.size());
+    for (std::size_t s = 0; s < m_model.slotInfo.size(); ++s) {
+        const SlotKind kind = m_model.slotInfo[s].kind;
         const bool shared = kind == SlotKind::Parameter || kind == SlotKind::Time ||
                             kind == SlotKind::Matrix || kind == SlotKind::Propagator;
         m_arrays[s].assign(shared ? 1 : un, 0.0F);
@@ -28,9 +28,9 @@ Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(
         m_arrays[slot][0] = static_cast<float>(m_model.model.parameters[k].value);
     }
     for (const std::string& input : m_model.model.inputs) {
-        for (std::size_t s = 0; s < m_model.slots.size(); ++s) {
-            if (m_model.slots[s].kind == SlotKind::Input &&
-                (m_model.slots[s].name == input || m_model.slots[s].name == "in_" + input)) {
+        for (std::size_t s = 0; s < m_model.slotInfo.size(); ++s) {
+            if (m_model.slotInfo[s].kind == SlotKind::Input &&
+                (m_model.slotInfo[s].name == input || m_model.slotInfo[s].name == "in_" + input)) {
                 m_inputSlots.push_back(s);
             }
         }

@@ -48,6 +48,8 @@ public:
     void bindRefractory(float* data);
     /// What the refractory array holds after initialise(): 0 steps left, or not_refractory = 1.
     float refractoryStart() const;
+    /// Slot `s`'s array as the programs see it (n values when perNeuron, else 1).
+    const SlotBinding& binding(std::size_t s) const { return m_bind[s]; }
     /// The last step's spikes, n values of 0 or 1.
     const float* spikes() const { return m_arrays[static_cast<std::size_t>(m_model.spikeSlot)].data(); }
 

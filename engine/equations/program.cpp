@@ -32,7 +32,7 @@ inline void binary(float* __restrict d, const float* __restrict a, const float* 
 
 }  // namespace
 
-void execute(const Program& program, const SlotBinding* slots, std::int64_t begin,
+void execute(const Program& program, const SlotBinding* bindings, std::int64_t begin,
              std::int64_t count, float* registers)
 {
     const auto reg = [registers](int r) { return registers + static_cast<std::int64_t>(r) * kBlock; };
@@ -47,7 +47,7 @@ void execute(const Program& program, const SlotBinding* slots, std::int64_t begi
             std::fill(d, d + n, ins.value);
             break;
         case EqOp::Load: {
-            const SlotBinding& s = slots[ins.slot];
+            const SlotBinding& s = bindings[ins.slot];
             if (s.perNeuron) {
                 std::copy(s.data + begin, s.data + begin + n, d);
             } else {
@@ -56,7 +56,7 @@ void execute(const Program& program, const SlotBinding* slots, std::int64_t begi
             break;
         }
         case EqOp::Store:
-            std::copy(a, a + n, slots[ins.slot].data + begin);
+            std::copy(a, a + n, bindings[ins.slot].data + begin);
             break;
         case EqOp::Copy:
             std::copy(a, a + n, d);
@@ -87,10 +87,10 @@ void execute(const Program& program, const SlotBinding* slots, std::int64_t begi
     }
 }
 
-void executeAll(const Program& program, const SlotBinding* slots, std::int64_t n, float* registers)
+void executeAll(const Program& program, const SlotBinding* bindings, std::int64_t n, float* registers)
 {
     for (std::int64_t begin = 0; begin < n; begin += kBlock) {
-        execute(program, slots, begin, std::min(kBlock, n - begin), registers);
+        execute(program, bindings, begin, std::min(kBlock, n - begin), registers);
     }
 }
 

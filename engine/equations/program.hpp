@@ -33,11 +33,11 @@ struct SlotBinding {
 
 /// Runs `program` for neurons [begin, begin + count), count <= kBlock, with `registers`
 /// pointing at program.registers * kBlock floats of scratch.
-void execute(const Program& program, const SlotBinding* slots, std::int64_t begin,
+void execute(const Program& program, const SlotBinding* bindings, std::int64_t begin,
              std::int64_t count, float* registers);
 
 /// Runs `program` over neurons [0, n) block by block.
-void executeAll(const Program& program, const SlotBinding* slots, std::int64_t n, float* registers);
+void executeAll(const Program& program, const SlotBinding* bindings, std::int64_t n, float* registers);
 
 /// The program as text, one instruction per line ("r3 = r1 * r2"), for tests and `spikesim info`.
 std::string listing(const Program& program, const std::vector<std::string>& slotNames);

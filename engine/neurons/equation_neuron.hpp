@@ -48,6 +48,12 @@ public:
     /// The method in use.
     std::string method() const;
     std::int64_t nNeurons() const { return sizeOut(); }
+    /// The compiled population the CPU steps (its program and parameter arrays), current with
+    /// the attributes; what the device twin uploads.
+    const equations::Population& population() const { return *m_population; }
+
+    /// Its device twin (equation_neuron_device.cpp): kernels::equationStepsCuda.
+    std::unique_ptr<DeviceNeuron> makeDeviceNeuron() override;
 
 protected:
     Status validateChange(const Lookup& proposed) const override;
