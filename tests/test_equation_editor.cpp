@@ -1,6 +1,7 @@
 // The inspector's Equations group (issue #17) in a MainWindow, with real key and mouse events:
 // a mistake typed into an EquationNeuron's text is underlined at the parser's character and named
-// with line and column, Apply stays disabled and the document unchanged; the fixed text applied
+// with line and column, Apply stays disabled and the document unchanged; a text the document
+// refuses (its wire would lose its port) changes nothing and says why; the fixed text applied
 // by a click rebuilds the node with the new parameter, Ctrl+Z gives the old text back in the
 // document and the editor; the same while a run goes on (it keeps running, its steps advance);
 // an Izhikevich preset chosen with the keyboard sets a, b, c, d for every neuron as one undo
@@ -182,6 +183,28 @@ private Q_SLOTS:
         QVERIFY(s.editor->isVisible());
         QCOMPARE(s.editor->textEdit()->toPlainText(), QString::fromUtf8(kModelText));
         QVERIFY(!s.editor->applyButton()->isEnabled());
+    }
+
+    void anApplyTheDocumentRefusesChangesNothing()
+    {
+        // A text without the input port 'I' would leave the wire from the drive without an end.
+        Window s(modelFile(), QStringLiteral("cell"));
+        const Json before = s.w.document()->toJson();
+        const int steps = s.w.document()->undoStack()->index();
+        QPlainTextEdit* text = s.editor->textEdit();
+        spike::tests::bringIntoView(text);
+        QTest::mouseClick(text->viewport(), Qt::LeftButton, Qt::NoModifier, QPoint(5, 5));
+        QTest::keyClick(text, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(text, QStringLiteral("dv/dt = -v / (10*ms) : volt"));
+        QTest::keyClick(text, Qt::Key_Return);
+        QTest::keyClicks(text, QStringLiteral("v(0) = 0*volt"));
+        QTRY_VERIFY2(s.editor->applyButton()->isEnabled(), qPrintable(s.editor->message()));
+        clickApply(s.editor);
+        QCOMPARE(s.w.document()->toJson(), before);
+        QCOMPARE(s.w.document()->undoStack()->index(), steps);
+        QVERIFY2(s.editor->message().contains(QStringLiteral("port 'I'")), qPrintable(s.editor->message()));
+        QCOMPARE(s.w.inspector()->node(), s.w.document()->findNode("cell"));
+        QCOMPARE(text->toPlainText(), QStringLiteral("dv/dt = -v / (10*ms) : volt\nv(0) = 0*volt"));  // kept
     }
 
     void ctrlReturnApplies()
