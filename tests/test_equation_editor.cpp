@@ -5,7 +5,7 @@
 // by a click rebuilds the node with the new parameter, Ctrl+Z gives the old text back in the
 // document and the editor; the same while a run goes on (it keeps running, its steps advance);
 // an Izhikevich preset chosen with the keyboard sets a, b, c, d for every neuron as one undo
-// step; the Equations tab shows the node's own equations; "Copy as custom neuron" puts an
+// step, also while a run goes on; the Equations tab shows the node's own equations; "Copy as custom neuron" puts an
 // editable EquationNeuron with the same text, values and wire in a library model's place. Runs with QT_QPA_PLATFORM=offscreen.
 #include "engine/neurons/equation_neuron.hpp"  // before Qt: see ui/inspector/equation_editor.cpp
 
@@ -342,6 +342,34 @@ private Q_SLOTS:
             s.w.grab().save(QStringLiteral("%1/izhikevich_presets.png").arg(QString::fromLocal8Bit(dir)));
             QTest::keyClick(s.w.canvas(), Qt::Key_F5);
         }
+    }
+
+    void aPresetChosenWhileRunningIsTakenAndTheRunGoesOn()
+    {
+        QFile file(QStringLiteral(":/examples/izhikevich_presets.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        Window s(file.readAll(), QStringLiteral("izhikevich"));
+        s.w.canvas()->setFocus();
+        QTest::keyClick(s.w.canvas(), Qt::Key_F5);  // Run
+        QTRY_VERIFY(s.w.isRunning() && s.w.simulatedSteps() > 0);
+        s.w.selectModule(QStringLiteral("izhikevich"));
+        settle();
+        const int steps = s.w.document()->undoStack()->index();
+        QComboBox* box = s.editor->presetBox();
+        spike::tests::bringIntoView(box);
+        box->setFocus();
+        QTest::keyClick(box, Qt::Key_End);  // the last: low-threshold spiking
+        settle();
+        QCOMPARE(box->currentText(), QStringLiteral("low-threshold spiking"));
+        QCOMPARE(s.w.document()->undoStack()->index(), steps + 1);
+        QCOMPARE(std::get<Tensor>(s.cell()->attribute("b"))[0], 0.25F);
+        QVERIFY2(s.w.inspector()->lastMessage().isEmpty(), qPrintable(s.w.inspector()->lastMessage()));
+        QVERIFY(s.w.isRunning());
+        const std::int64_t at = s.w.simulatedSteps();
+        QTRY_VERIFY(s.w.simulatedSteps() > at + 20);
+        s.w.canvas()->setFocus();
+        QTest::keyClick(s.w.canvas(), Qt::Key_F5);  // Pause
+        QTRY_VERIFY(!s.w.isRunning());
     }
 
     void aLibraryModelCopiesAsACustomNeuron()
