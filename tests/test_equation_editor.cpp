@@ -5,10 +5,9 @@
 // by a click rebuilds the node with the new parameter, Ctrl+Z gives the old text back in the
 // document and the editor; the same while a run goes on (it keeps running, its steps advance);
 // an Izhikevich preset chosen with the keyboard sets a, b, c, d for every neuron as one undo
-// step, also while a run goes on; the Equations tab shows the node's own equations; "Copy as custom neuron" puts an
-// editable EquationNeuron with the same text, values and wire in a library model's place. Runs with QT_QPA_PLATFORM=offscreen.
-#include "engine/neurons/equation_neuron.hpp"  // before Qt: see ui/inspector/equation_editor.cpp
-
+// step, also while a run goes on; the Equations tab shows the node's own equations; "Copy as
+// custom neuron" puts an editable EquationNeuron with the same text, values and wire in a library
+// model's place. Runs with QT_QPA_PLATFORM=offscreen.
 #include "tests/inspector_input_helpers.hpp"
 #include "tests/main_window_test_helpers.hpp"
 #include "tests/real_input.hpp"
@@ -19,6 +18,8 @@
 #include "ui/inspector/equation_view.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/window/main_window.hpp"
+
+#include "engine/neurons/equation_neuron.hpp"
 
 #include <QComboBox>
 #include <QLabel>

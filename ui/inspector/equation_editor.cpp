@@ -1,15 +1,13 @@
 // EquationEditor. See equation_editor.hpp.
 // Thread: GUI thread only.
-// The engine's equation headers come before any Qt header: CompiledModel has a member named
-// `slots`, which Qt's keyword macro would otherwise rewrite.
-#include "engine/equations/compiler.hpp"
-#include "engine/equations/model.hpp"
-#include "engine/neurons/equation_neuron.hpp"
-
 #include "ui/inspector/equation_editor.hpp"
 
 #include "ui/document/graph_configure.hpp"
 #include "ui/document/graph_replace.hpp"
+
+#include "engine/equations/compiler.hpp"
+#include "engine/equations/model.hpp"
+#include "engine/neurons/equation_neuron.hpp"
 
 #include <QComboBox>
 #include <QFontDatabase>
