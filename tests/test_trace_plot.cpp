@@ -470,6 +470,10 @@ void TestTracePlot::userValueRangeSurvivesUpdates()
     QCOMPARE(pane.plot.yAxis->range().upper, 2.0);
     // showEmpty forgets it.
     pane.plot.showEmpty(QStringLiteral("Membrane potential"), QStringLiteral("nothing"));
+    QCOMPARE(pane.plot.yAxis->label(), QStringLiteral("membrane potential"));
+    // An empty pane of another signal says which (an Izhikevich's u is no membrane potential).
+    pane.plot.showEmpty(QStringLiteral("u of 'izhikevich'"), QStringLiteral("nothing"), QStringLiteral("u"));
+    QCOMPARE(pane.plot.yAxis->label(), QStringLiteral("u"));
     pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), makeSeries(20, 4, constantAtIndex));
     QVERIFY(pane.plot.yAxis->range().contains(3.0));
 }

@@ -160,7 +160,7 @@ QString TracePlot::unitsSuffix() const
     return m_units.isEmpty() ? QString() : QLatin1Char(' ') + m_units;
 }
 
-void TracePlot::showEmpty(const QString& title, const QString& explanation)
+void TracePlot::showEmpty(const QString& title, const QString& explanation, const QString& valueLabel)
 {
     removeThresholds();
     removeLineGraphs();
@@ -173,7 +173,7 @@ void TracePlot::showEmpty(const QString& title, const QString& explanation)
     m_baseTitle = title;
     updateTitle();
     xAxis->setLabel(explanation);
-    yAxis->setLabel(tr("membrane potential"));
+    yAxis->setLabel(valueLabel.isEmpty() ? tr("membrane potential") : valueLabel);
     setValueRange(0.0, 1.0);
     replot();
 }

@@ -85,8 +85,9 @@ public:
     void showTraces(const TraceSource& source, const QString& path, const QString& signal,
                     const engine::TimeSeries& series, bool thresholds = true,
                     const std::vector<std::int64_t>& neurons = {});
-    /// Removes every trace and explains why with `explanation` on the time axis label.
-    void showEmpty(const QString& title, const QString& explanation);
+    /// Removes every trace and explains why with `explanation` on the time axis label; the value
+    /// axis reads `valueLabel` ("" = "membrane potential", the default pane's signal).
+    void showEmpty(const QString& title, const QString& explanation, const QString& valueLabel = {});
 
     /// Freezes (ignores showTraces(), title says so) or unfreezes the pane.
     void setFrozen(bool frozen);

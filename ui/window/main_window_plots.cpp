@@ -136,7 +136,8 @@ bool MainWindow::plotSignal(const QString& path, const QString& signal, const QS
     }
     TracePlot* pane = m_panes->addTracePane(request.key);
     installPlotMenu(pane);
-    pane->showEmpty(tr("%1 of '%2'").arg(signal, path), tr("%1 — recorded from the next samples on").arg(m_panes->timeAxis().label()));
+    pane->showEmpty(tr("%1 of '%2'").arg(signal, path), tr("%1 — recorded from the next samples on").arg(m_panes->timeAxis().label()),
+                    signal);
     m_plotRequests.push_back(std::move(request));
     storePlotRequests();
     showUsefulPanes();
@@ -331,7 +332,8 @@ void MainWindow::refreshPlots()
         }
         if (request.traceId == 0 || target == nullptr) {
             pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path),
-                            tr("%1 — not recorded: %2").arg(m_panes->timeAxis().label(), request.why.isEmpty() ? tr("the module left the model") : request.why));
+                            tr("%1 — not recorded: %2").arg(m_panes->timeAxis().label(), request.why.isEmpty() ? tr("the module left the model") : request.why),
+                            request.label);
         } else if (data != nullptr) {
             const std::string name = request.label.toStdString();
             pane->showTraces(traceSourceOf(*target), request.path, request.label, *data, name == target->membraneSignal(),
@@ -352,7 +354,8 @@ void MainWindow::clearPlots(const QString& explanation)
     m_tracePlot->showEmpty(tr("Membrane potential"), tr("%1 — %2").arg(m_panes->timeAxis().label(), explanation));
     for (const PlotRequest& request : m_plotRequests) {
         if (TracePlot* pane = m_panes->tracePane(request.key)) {
-            pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path), tr("%1 — %2").arg(m_panes->timeAxis().label(), explanation));
+            pane->showEmpty(tr("%1 of '%2'").arg(request.label, request.path), tr("%1 — %2").arg(m_panes->timeAxis().label(), explanation),
+                            request.label);
         }
     }
     const double dtMs = m_doc->root().timeStep() * m_panes->timeAxis().perSecond;
