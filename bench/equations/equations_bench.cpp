@@ -7,6 +7,8 @@
 //                  uniform in [4, 8] mV, sparse random coupling p = 0.01, on_pre 'v += w'
 //                  (we 0.5 mV, wi -1 mV), euler, dt 0.1 ms. Connectivity differs between the
 //                  sides (different generators): rates are compared, not spikes.
+//      uncoupled   the same populations and drives with p = 0 on both sides (a breakdown row,
+//                  no targets): the neuron update, threshold and reset alone.
 //   2. hh          10^3 uncoupled HodgkinHuxley (library model, exponential_euler, dt 0.01 ms),
 //                  constant drive uniform in [5, 15] uA/cm^2 (0.05 to 0.15 A/m^2).
 //   3. cuba        bench/cuba's CUBA network (4000 CUBALIF, the model file) against the same
@@ -60,7 +62,7 @@ struct Options {
     std::uint64_t seed = 1;
     int repeats = 3;
     bool brian = true;
-    std::vector<std::string> cases{"izhikevich", "hh", "cuba"};
+    std::vector<std::string> cases{"izhikevich", "uncoupled", "hh", "cuba"};
     eqb::IzhikevichCoupling coupling;
     std::string cubaModel = std::string(SPIKE_BENCH_DIR) + "/cuba/cuba_network_4000.json";
     std::string jsonPath;
@@ -78,6 +80,7 @@ struct Row {
     std::vector<double> populationSpikes;
     std::optional<nlohmann::json> brian;
     std::string brianError;
+    bool target = true;  ///< an issue case (its targets are printed); false: a breakdown row
 };
 
 double rateOf(double spikes, std::int64_t neurons, double duration)
@@ -87,13 +90,14 @@ double rateOf(double spikes, std::int64_t neurons, double duration)
 
 /// Runs the peer on `case_` with the drive file; the reply or why there is none.
 std::optional<nlohmann::json> runBrian(const Options& opt, const std::string& caseName,
-                                       const std::string& drivePath, std::string& error)
+                                       const std::string& drivePath,
+                                       const eqb::IzhikevichCoupling& coupling, std::string& error)
 {
     std::ostringstream cmd;
     cmd << shellQuoted(opt.python) << ' ' << shellQuoted(opt.peerScript) << " --case " << caseName
         << " --drive " << shellQuoted(drivePath) << " --duration " << opt.duration << " --seed "
-        << opt.seed << " --repeats " << opt.repeats << " --p " << opt.coupling.p << " --we "
-        << opt.coupling.we << " --wi " << opt.coupling.wi << " 2>/dev/null";
+        << opt.seed << " --repeats " << opt.repeats << " --p " << coupling.p << " --we "
+        << coupling.we << " --wi " << coupling.wi << " 2>/dev/null";
     const spike::bench::PeerReply reply = spike::bench::runPeer(cmd.str(), "run_seconds");
     if (!reply.json) {
         error = reply.error;
@@ -102,10 +106,11 @@ std::optional<nlohmann::json> runBrian(const Options& opt, const std::string& ca
 }
 
 /// Times `factory`, counts its populations' spikes in one more run, and asks Brian2 when
-/// `brianCase` is not empty.
+/// `brianCase` is not empty (with `coupling` for the izhikevich case).
 Row measure(const Options& opt, engine::BackendKind kind, const std::string& name,
             const eqb::Factory& factory, const std::vector<std::string>& populations,
-            double dt, const std::string& brianCase, const std::string& drivePath)
+            double dt, const std::string& brianCase, const std::string& drivePath,
+            const eqb::IzhikevichCoupling& coupling = {})
 {
     Row row;
     row.name = name;
@@ -130,7 +135,7 @@ Row measure(const Options& opt, engine::BackendKind kind, const std::string& nam
         std::cout << "WARNING: " << name << ": " << *row.ours.nonReproducible << "\n";
     }
     if (opt.brian && !brianCase.empty()) {
-        row.brian = runBrian(opt, brianCase, drivePath, row.brianError);
+        row.brian = runBrian(opt, brianCase, drivePath, coupling, row.brianError);
         if (row.brian) {
             std::cout << name << ": Brian2 run " << fmt((*row.brian)["run_seconds"].get<double>(), 0, 3)
                       << " s, " << (*row.brian)["spikes"].get<double>() << " spikes" << std::endl;
@@ -229,8 +234,10 @@ int main(int argc, char** argv)
     app.add_option("--seed", opt.seed, "Seed of the drives and the connectivity")->capture_default_str();
     app.add_option("--repeats", opt.repeats, "Runs per side; the best is reported")
         ->capture_default_str()->check(CLI::Range(1, 100));
-    app.add_option("--cases", opt.cases, "Cases to run: izhikevich, hh, cuba")
-        ->capture_default_str()->check(CLI::IsMember({"izhikevich", "hh", "cuba"}));
+    app.add_option("--cases", opt.cases,
+                   "Cases to run: izhikevich, uncoupled (the Izhikevich populations with p = 0, "
+                   "where the neuron update's share of the time shows), hh, cuba")
+        ->capture_default_str()->check(CLI::IsMember({"izhikevich", "uncoupled", "hh", "cuba"}));
     app.add_option("--p", opt.coupling.p, "Izhikevich: connection probability")
         ->capture_default_str()->check(CLI::Range(0.0, 1.0));
     app.add_option("--we", opt.coupling.we, "Izhikevich: RS weight [V]")->capture_default_str();
@@ -270,15 +277,24 @@ int main(int argc, char** argv)
     std::optional<Row> cubaEquations;
     int status = 0;
     try {
+        const std::vector<float> izhikevichDrive =
+            eqb::uniformDrive(eqb::kRegular + eqb::kFast, 4e-3, 8e-3, opt.seed);
+        const std::string izhikevichPath = tmpDir + "/izhikevich_drive.txt";
+        eqb::writeDrive(izhikevichPath, izhikevichDrive);
         if (wanted(opt, "izhikevich")) {
-            const std::vector<float> drive =
-                eqb::uniformDrive(eqb::kRegular + eqb::kFast, 4e-3, 8e-3, opt.seed);
-            const std::string path = tmpDir + "/izhikevich_drive.txt";
-            eqb::writeDrive(path, drive);
             rows.push_back(measure(
                 opt, kind, "Izhikevich 8000 RS+2000 FS",
-                [&] { return eqb::buildIzhikevich(drive, opt.coupling, opt.seed); }, {"RS", "FS"},
-                eqb::kIzhikevichDt, "izhikevich", path));
+                [&] { return eqb::buildIzhikevich(izhikevichDrive, opt.coupling, opt.seed); },
+                {"RS", "FS"}, eqb::kIzhikevichDt, "izhikevich", izhikevichPath, opt.coupling));
+        }
+        if (wanted(opt, "uncoupled")) {
+            eqb::IzhikevichCoupling none = opt.coupling;
+            none.p = 0.0;
+            rows.push_back(measure(
+                opt, kind, "  same, uncoupled (p = 0)",
+                [&] { return eqb::buildIzhikevich(izhikevichDrive, none, opt.seed); },
+                {"RS", "FS"}, eqb::kIzhikevichDt, "izhikevich", izhikevichPath, none));
+            rows.back().target = false;
         }
         if (wanted(opt, "hh")) {
             const std::vector<float> drive =
@@ -334,11 +350,15 @@ int main(int argc, char** argv)
         const double rate = rateOf(r.ours.spikes, r.neurons, opt.duration);
         const std::optional<double> diff =
             bRate ? std::optional<double>(100.0 * (rate - *bRate) / *bRate) : std::nullopt;
+        cases.push_back(rowJson(r, opt.duration));
+        cases.back()["target_case"] = r.target;
+        if (!r.target) {
+            continue;
+        }
         std::cout << "target " << r.name << ": >= 2x Brian2: "
                   << verdict(ratio, ratio && *ratio >= 2.0, 2, "x")
                   << "; rates within 5 %: " << verdict(diff, diff && std::abs(*diff) <= 5.0, 2, " %")
                   << "\n";
-        cases.push_back(rowJson(r, opt.duration));
     }
     nlohmann::json j{{"benchmark", "equations"},
                      {"duration_s", opt.duration},
