@@ -205,11 +205,18 @@ CompiledModel compileModel(const EquationModel& model, double dt, const std::str
         em.store(out.stateSlots[i], em.op(EqOp::Select, Emitter::kept(spike), value, em.load(out.stateSlots[i])));
     }
     if (m.refractory && m.refractoryIsTime) {
-        // Brian2's timestep(refractory, dt) = int((refractory + 1e-3 dt) / dt)
-        Env env;
-        const Val period = c.compile(em, env, m.refractory);
-        Compiler::drop(em, env);
-        const Val steps = em.op(EqOp::Floor, em.op(EqOp::Div, em.op(EqOp::Add, period, em.fill(1e-3 * dt)), em.fill(dt)));
+        // Brian2's timestep(refractory, dt) = int((refractory + 1e-3 dt) / dt); in double at
+        // compile time when the period is a constant.
+        const Typed period = typeOf(m, m.refractory, "the refractory period");
+        Val steps{};
+        if (period.constant) {
+            steps = em.fill(std::floor((period.value + 1e-3 * dt) / dt));
+        } else {
+            Env env;
+            const Val value = c.compile(em, env, m.refractory);
+            Compiler::drop(em, env);
+            steps = em.op(EqOp::Floor, em.op(EqOp::Div, em.op(EqOp::Add, value, em.fill(1e-3 * dt)), em.fill(dt)));
+        }
         em.store(out.refractorySlot, em.op(EqOp::Select, Emitter::kept(spike), steps, em.load(out.refractorySlot)));
     } else if (m.refractory) {
         em.store(out.refractorySlot, em.op(EqOp::Select, Emitter::kept(spike), em.fill(0.0), em.load(out.refractorySlot)));

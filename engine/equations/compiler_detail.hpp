@@ -34,6 +34,11 @@ public:
             return r;
         }
         const int r = m_next++;
+        if (m_next > kMaxRegisters) {
+            throw EquationError("the equations need more than " + std::to_string(kMaxRegisters) +
+                                    " intermediate values per step; split them into subexpressions",
+                                0, 1);
+        }
         m_p.registers = std::max(m_p.registers, m_next);
         return r;
     }

@@ -37,11 +37,18 @@ void execute(const Program& program, const SlotBinding* bindings, std::int64_t b
 {
     const auto reg = [registers](int r) { return registers + static_cast<std::int64_t>(r) * kBlock; };
     const std::int64_t n = count;
+    // Where each register's values are: its own storage, or (after a Load of a per-neuron slot)
+    // the slot's array itself, read in place. Slots change only through Store, and the compiler
+    // never stores a state while a value loaded from it before is still to be read.
+    const float* view[kMaxRegisters];
     for (const kernels::EqInstruction& ins : program.code) {
         float* d = ins.dst >= 0 ? reg(ins.dst) : nullptr;
-        const float* a = ins.a >= 0 ? reg(ins.a) : nullptr;
-        const float* b = ins.b >= 0 ? reg(ins.b) : nullptr;
-        const float* c = ins.c >= 0 ? reg(ins.c) : nullptr;
+        const float* a = ins.a >= 0 ? view[ins.a] : nullptr;
+        const float* b = ins.b >= 0 ? view[ins.b] : nullptr;
+        const float* c = ins.c >= 0 ? view[ins.c] : nullptr;
+        if (ins.dst >= 0) {
+            view[ins.dst] = d;
+        }
         switch (ins.op) {
         case EqOp::Fill:
             std::fill(d, d + n, ins.value);
@@ -49,15 +56,19 @@ void execute(const Program& program, const SlotBinding* bindings, std::int64_t b
         case EqOp::Load: {
             const SlotBinding& s = bindings[ins.slot];
             if (s.perNeuron) {
-                std::copy(s.data + begin, s.data + begin + n, d);
+                view[ins.dst] = s.data + begin;
             } else {
                 std::fill(d, d + n, s.data[0]);
             }
             break;
         }
-        case EqOp::Store:
-            std::copy(a, a + n, bindings[ins.slot].data + begin);
+        case EqOp::Store: {
+            float* target = bindings[ins.slot].data + begin;
+            if (a != target) {
+                std::copy(a, a + n, target);
+            }
             break;
+        }
         case EqOp::Copy:
             std::copy(a, a + n, d);
             break;
@@ -67,10 +78,23 @@ void execute(const Program& program, const SlotBinding* bindings, std::int64_t b
         case EqOp::Div: binary(d, a, b, n, [](float x, float y) { return x / y; }); break;
         case EqOp::Neg: unary(d, a, n, [](float x) { return -x; }); break;
         case EqOp::Exp: unary(d, a, n, [](float x) { return std::exp(x); }); break;
+        case EqOp::Sqrt: unary(d, a, n, [](float x) { return std::sqrt(x); }); break;
+        case EqOp::Abs: unary(d, a, n, [](float x) { return std::fabs(x); }); break;
+        case EqOp::Floor: unary(d, a, n, [](float x) { return std::floor(x); }); break;
+        case EqOp::Trunc: unary(d, a, n, [](float x) { return std::trunc(x); }); break;
         case EqOp::Lt: binary(d, a, b, n, [](float x, float y) { return x < y ? 1.0F : 0.0F; }); break;
         case EqOp::Le: binary(d, a, b, n, [](float x, float y) { return x <= y ? 1.0F : 0.0F; }); break;
         case EqOp::Gt: binary(d, a, b, n, [](float x, float y) { return x > y ? 1.0F : 0.0F; }); break;
         case EqOp::Ge: binary(d, a, b, n, [](float x, float y) { return x >= y ? 1.0F : 0.0F; }); break;
+        case EqOp::Eq: binary(d, a, b, n, [](float x, float y) { return x == y ? 1.0F : 0.0F; }); break;
+        case EqOp::Ne: binary(d, a, b, n, [](float x, float y) { return x != y ? 1.0F : 0.0F; }); break;
+        case EqOp::And:
+            binary(d, a, b, n, [](float x, float y) { return (x != 0.0F && y != 0.0F) ? 1.0F : 0.0F; });
+            break;
+        case EqOp::Or:
+            binary(d, a, b, n, [](float x, float y) { return (x != 0.0F || y != 0.0F) ? 1.0F : 0.0F; });
+            break;
+        case EqOp::Not: unary(d, a, n, [](float x) { return x != 0.0F ? 0.0F : 1.0F; }); break;
         case EqOp::Select:
             for (std::int64_t i = 0; i < n; ++i) {
                 d[i] = a[i] != 0.0F ? b[i] : c[i];

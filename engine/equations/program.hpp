@@ -15,6 +15,8 @@ namespace spike::engine::equations {
 
 /// Neurons one CPU pass of a program covers.
 inline constexpr std::int64_t kBlock = 256;
+/// The most registers a program may use (the compiler refuses a model that needs more).
+inline constexpr int kMaxRegisters = 1024;
 
 /// A program and the number of registers it needs.
 struct Program {
