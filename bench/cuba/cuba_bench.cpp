@@ -334,7 +334,7 @@ int main(int argc, char** argv)
     }
     if (product) {
         std::cout << "product path (" << product->backend << "): " << opt.modelPath << ", load "
-                  << fmt(product->loadSeconds, 0, 3) << " s, executor "
+                  << fmt(product->buildSeconds, 0, 3) << " s, executor "
                   << fmt(product->executorSeconds, 0, 3) << " s, run "
                   << fmt(product->runSeconds, 0, 3) << " s (chunk " << product->chunk << "), "
                   << product->spikes << " spikes, " << fmt(meanRate(product->spikes, opt.duration), 0, 3)
@@ -366,7 +366,7 @@ int main(int argc, char** argv)
     std::cout << "\n                         run [s]  setup [s]    spikes  rate [Hz]  synapses  Mevents/s\n";
     if (product) {
         std::cout << "SpikeStudio product path" << fmt(product->runSeconds, 8, 3)
-                  << fmt(product->loadSeconds + product->executorSeconds, 11, 3)
+                  << fmt(product->buildSeconds + product->executorSeconds, 11, 3)
                   << fmt(product->spikes, 10, 0) << fmt(meanRate(product->spikes, opt.duration), 11, 3)
                   << fmt(static_cast<double>(best.synapses), 10, 0)
                   << fmt(product->spikes == best.spikes ? std::optional<double>(best.events / product->runSeconds / 1e6)
@@ -452,7 +452,7 @@ int main(int argc, char** argv)
                                  {"backend", product->backend},
                                  {"chunk", product->chunk},
                                  {"run_seconds", product->runSeconds},
-                                 {"load_seconds", product->loadSeconds},
+                                 {"load_seconds", product->buildSeconds},
                                  {"executor_seconds", product->executorSeconds},
                                  {"spikes", product->spikes},
                                  {"same_spikes_as_engine_only", product->spikes == best.spikes},

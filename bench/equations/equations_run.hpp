@@ -13,6 +13,7 @@
 #pragma once
 
 #include "bench/bench_common.hpp"
+#include "bench/headless_timing.hpp"
 #include "engine/core/module.hpp"
 #include "engine/runtime/backend.hpp"
 #include "engine/runtime/headless_run.hpp"
@@ -28,64 +29,16 @@
 
 namespace spike::bench::equations {
 
-/// Builds a fresh model tree (throws engine::Error on failure).
-using Factory = std::function<std::unique_ptr<engine::Module>()>;
-
-/// The best of a few product-path runs.
-struct Timing {
-    double buildSeconds = 0.0;     ///< the factory: building the tree, drawing synapses
-    double executorSeconds = 0.0;  ///< HeadlessRun construction (makeExecutor)
-    double runSeconds = std::numeric_limits<double>::infinity();  ///< HeadlessRun::run()
-    double cpuShare = 1.0;         ///< thread CPU time / wall time of the best run
-    double spikes = 0.0;
-    std::int64_t neurons = 0;
-    std::int64_t chunk = 0;
-    std::string backend;
-    std::optional<std::string> nonReproducible;  ///< set when two runs counted differently
-};
+using Factory = spike::bench::Factory;
+using Timing = spike::bench::HeadlessTiming;
 
 /// See the file comment. Throws engine::Error (bad model, backend, a NaN during the run).
 inline Timing timeHeadless(const Factory& factory, engine::BackendKind kind, std::int64_t steps,
                            int repeats)
 {
-    Timing best;
-    std::optional<double> first;
-    for (int r = 0; r < repeats; ++r) {
-        auto start = Clock::now();
-        std::unique_ptr<engine::Module> root = factory();
-        const double build = secondsSince(start);
-        engine::HeadlessRunOptions options;
-        options.backend = kind;
-        options.steps = steps;
-        start = Clock::now();
-        engine::HeadlessRun run(*root, options);
-        const double executor = secondsSince(start);
-        const double cpu0 = threadCpuSeconds();
-        const engine::HeadlessRunResult result = run.run(nullptr, steps);
-        const double cpu = threadCpuSeconds() - cpu0;
-        if (result.nonFinite) {
-            throw engine::Error("step " + std::to_string(result.steps) + ": " +
-                                result.nonFinite->path + "." + result.nonFinite->attribute +
-                                " became non-finite");
-        }
-        if (first && *first != result.spikes) {
-            best.nonReproducible = "run " + std::to_string(r) + " counted " +
-                                   std::to_string(result.spikes) + " spikes, run 0 " +
-                                   std::to_string(*first);
-        }
-        first = result.spikes;
-        if (result.seconds < best.runSeconds) {
-            best.buildSeconds = build;
-            best.executorSeconds = executor;
-            best.runSeconds = result.seconds;
-            best.cpuShare = cpu / result.seconds;
-            best.spikes = result.spikes;
-            best.neurons = result.neurons;
-            best.chunk = run.chunkSteps();
-            best.backend = run.executor().backendName();
-        }
-    }
-    return best;
+    engine::HeadlessRunOptions options;
+    options.backend = kind;
+    return spike::bench::timeHeadless(factory, options, steps, repeats);
 }
 
 /// Spikes of each of `populations` (node names of the root network) over `steps` steps.
