@@ -62,9 +62,15 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
         if (options.progress) {
             err << "\n";
         }
+        std::string origin;
+        try {
+            origin = root.getSubmodule(bad->path).stateOrigin(bad->attribute);
+        } catch (const Error&) {
+            origin.clear();  // a path the tree no longer has: the message stands without it
+        }
         throw Error("step " + std::to_string(result.steps) + ": " + bad->path + "." +
                     bad->attribute + "[" + std::to_string(bad->index) + "] became " +
-                    std::to_string(bad->value) +
+                    std::to_string(bad->value) + (origin.empty() ? "" : ", set by " + origin) +
                     "; stopping (check weights, time constants and inputs)");
     }
     if (options.progress) {

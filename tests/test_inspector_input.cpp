@@ -304,7 +304,9 @@ void TestInspectorInput::everyTypeUnderRealInput()
     bool exploded = false;  // the run paused on a non-finite State
     QStringList said;
     QObject::connect(w.statusBar(), &QStatusBar::messageChanged, &w, [&exploded, &said](const QString& m) {
-        exploded = exploded || m.contains(QStringLiteral("The simulation paused: state"));
+        // An equation-defined population's message names the equation ("set by dvm/dt = ...").
+        exploded = exploded || (m.contains(QStringLiteral("The simulation paused: state")) &&
+                                m.contains(QStringLiteral(", set by d")));
         if (!m.isEmpty() && !m.contains(QStringLiteral("undoes"))) said << m;
     });
     // The root and every module below it (composites build children).

@@ -196,6 +196,12 @@ private slots:
             }
         }
         QCOMPARE(spike::engine::findLibraryModel("Izhikevich")->model.presets.size(), std::size_t(5));
+        // A message about a state names the equation that sets it and where it is written.
+        auto adex = spike::engine::createModule("AdEx", {{"shape", {2}}});
+        const std::string origin = adex->stateOrigin("vm");
+        QVERIFY2(origin.rfind("dvm/dt = (gL*(EL - vm) + gL*DeltaT*exp((vm - VT)/DeltaT) + I - w)/C (line 5, column 2 of the AdEx", 0) == 0,
+                 origin.c_str());
+        QVERIFY(adex->stateOrigin("nothing").empty());
         QCOMPARE(spike::engine::findLibraryModel("AdEx")->model.presets.size(), std::size_t(3));
         auto coba = spike::engine::createModule("COBALIF", {{"shape", {3}}});
         const auto ports = coba->inputPorts();

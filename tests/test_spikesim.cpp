@@ -7,6 +7,7 @@
 
 #include <QtTest/QtTest>
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -53,6 +54,26 @@ class TestSpikesim : public QObject {
     Q_OBJECT
 
 private slots:
+    void equationNanNamesItsEquation()
+    {
+        // A state of an equation-defined population that blows up stops the run with the
+        // equation that sets it and where it is written.
+        QTemporaryDir dir;
+        const QString model = dir.filePath(QStringLiteral("explode.json"));
+        QFile file(model);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"format": "spikestudio.model", "version": 1, "model": {"type": "Network",
+            "config": {"input_size": 0, "output_size": 0}, "connections": [],
+            "children": [{"name": "cell", "type": "EquationNeuron", "attributes": {"dt": 0.0001},
+              "config": {"shape": [3], "equations": "dv/dt = v*v/(mV*ms) : volt\nv(0) = 1*mV\n"}}]}})");
+        file.close();
+        const Outcome o = runSpikesim({"run", model, "--steps", "200", "--out", dir.filePath(QStringLiteral("out"))});
+        QCOMPARE(o.exitCode, 1);
+        QVERIFY2(o.err.contains("cell.v[0] became inf, set by dv/dt = v*v/(mV*ms) (line 1, column 2 of the "
+                                "EquationNeuron equations)"),
+                 qPrintable(o.err));
+    }
+
     void infoPrintsTreeAndRegistry()
     {
         const Outcome o = runSpikesim({"info", example()});

@@ -344,6 +344,11 @@ void Module::setStepsElapsed(std::int64_t steps)
     apply([steps](Module& m) { m.m_steps = steps; });
 }
 
+std::string Module::stateOrigin(const std::string& /*state*/) const
+{
+    return {};
+}
+
 std::vector<std::string> Module::recordableSignals() const
 {
     return {};

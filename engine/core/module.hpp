@@ -244,6 +244,10 @@ public:
     virtual std::vector<ModuleStatistic> statistics() const;
     /// Signals this module can record during evolve() (e.g. "vmem", "spikes").
     virtual std::vector<std::string> recordableSignals() const;
+    /// What sets State `state`, for a message about it (a NaN found there): an equation-defined
+    /// population names the equation and where it is written ("dv/dt = ... (line 2, column 1)").
+    /// Default: "" (the module's header comment states its update).
+    virtual std::string stateOrigin(const std::string& state) const;
     /// Time step [s] (the "dt" attribute, else the first descendant's, else 1), as the decimal
     /// it was set to (engine/tensor/decimal.hpp: 0.001, not float32's 0.0010000000474974513), so
     /// that times derived from the step count (steps x dt) do not drift.

@@ -166,6 +166,18 @@ std::vector<PortSpec> EquationNeuron::inputPorts() const
     return ports;
 }
 
+std::string EquationNeuron::stateOrigin(const std::string& state) const
+{
+    if (const eq::StateVariable* s = m_model.state(state)) {
+        return "d" + s->name + "/dt = " + eq::toString(s->rhs) + " (" + eq::locate(m_model.text, s->position) +
+               " of the " + m_type + " equations)";
+    }
+    if (m_model.refractory && (state == "refrac" || state == "not_refractory")) {
+        return "refractory: " + eq::toString(m_model.refractory);
+    }
+    return {};
+}
+
 std::string EquationNeuron::method() const
 {
     return enumValue(m_method);

@@ -41,6 +41,9 @@ public:
     nlohmann::json config() const override;
     std::string extraRepr() const override;
     std::vector<PortSpec> inputPorts() const override;
+    /// "dv/dt = ... (line L, column C of the equations)" for a state, the refractory line for
+    /// the refractory counter.
+    std::string stateOrigin(const std::string& state) const override;
 
     const equations::EquationModel& model() const { return m_model; }
     /// The model text as written.

@@ -435,14 +435,24 @@ void LiveRun::handleEvents(bool* changed)
         case engine::ControllerEvent::Kind::NonFinitePause:
             if (e.nonFinite) {
                 const engine::NonFinite& bad = *e.nonFinite;
+                // An equation-defined population names the equation that sets the state.
+                std::string origin;
+                (void)m_controller->readModel([&](const engine::Module& running) {
+                    for (const auto& [p, module] : running.namedModules()) {
+                        if (p == bad.path) {
+                            origin = module->stateOrigin(bad.attribute);
+                        }
+                    }
+                });
                 Q_EMIT failed(tr("The simulation paused: state '%1' of %2 became %3 at element "
-                                 "%4 (found after step %5). Check weights, time constants and "
+                                 "%4 (found after step %5)%6. Check weights, time constants and "
                                  "inputs.")
                                   .arg(QString::fromStdString(bad.attribute),
                                        describePath(bad.path),
                                        QString::number(static_cast<double>(bad.value)))
                                   .arg(bad.index)
-                                  .arg(e.step));
+                                  .arg(e.step)
+                                  .arg(origin.empty() ? QString() : tr(", set by %1").arg(QString::fromStdString(origin))));
             } else {
                 Q_EMIT failed(QString::fromStdString(e.message));
             }
