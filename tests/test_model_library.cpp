@@ -199,9 +199,12 @@ private slots:
         // A message about a state names the equation that sets it and where it is written.
         auto adex = spike::engine::createModule("AdEx", {{"shape", {2}}});
         const std::string origin = adex->stateOrigin("vm");
-        QVERIFY2(origin.rfind("dvm/dt = (gL*(EL - vm) + gL*DeltaT*exp((vm - VT)/DeltaT) + I - w)/C (line 5, column 2 of the AdEx", 0) == 0,
+        QVERIFY2(origin.rfind("dvm/dt = (gL*(EL - vm) + gL*DeltaT*exp((vm - VT)/DeltaT) + I - w)/C (line 6, column 2 of the AdEx", 0) == 0,
                  origin.c_str());
         QVERIFY(adex->stateOrigin("nothing").empty());
+        // A new population starts with the time step its text is meant for ("dt:" line).
+        QCOMPARE(spike::engine::createModule("HodgkinHuxley", {{"shape", {1}}})->tensor("dt")[0], 1e-5F);
+        QCOMPARE(adex->tensor("dt")[0], 1e-4F);
         QCOMPARE(spike::engine::findLibraryModel("AdEx")->model.presets.size(), std::size_t(3));
         auto coba = spike::engine::createModule("COBALIF", {{"shape", {3}}});
         const auto ports = coba->inputPorts();

@@ -14,6 +14,7 @@
 //     reset: v = c; u += d
 //     refractory: 2*ms                          a time, or a condition (v > -20*mV)
 //     method: euler                             euler, rk2, rk4, exponential_euler, exact
+//     dt: 0.1*ms                                the time step a new population starts with
 //     preset fast spiking: a = 0.1, d = 2*mV
 //
 // Flags after the unit, in parentheses, comma separated: "unless refractory" (the state is held
@@ -96,6 +97,7 @@ struct EquationModel {
     std::vector<ResetStatement> reset;
     ExprPtr refractory;                ///< null: none
     bool refractoryIsTime = false;     ///< a duration; else a condition
+    double dt = 0.0;                   ///< "dt:" line: the time step the model is meant for [s]; 0 = none
     std::string method;                ///< as written; "" lets the compiler choose
     int methodPosition = 0;
     std::vector<Preset> presets;

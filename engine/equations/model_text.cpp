@@ -201,7 +201,7 @@ EquationModel parseModel(const std::string& text)
         const std::string word = str(s, first);
         int after = skipBlanks(s, first.end, line.end);
         static const std::set<std::string> keywordWords{"threshold", "reset", "refractory",
-                                                        "method", "name", "doc"};
+                                                        "method", "name", "doc", "dt"};
         if (keywordWords.count(word) != 0 && after < line.end && s[after] == ':') {
             keywords.push_back({word, trimmed(s, {after + 1, line.end}), {}});
             continue;
@@ -264,7 +264,7 @@ EquationModel parseModel(const std::string& text)
         }
         fail(s, "cannot read this line: expected 'dX/dt = ... : unit', 'X = ... : unit', "
                 "'X : unit (input)', 'X(0) = ...' or a keyword line (threshold:, reset:, "
-                "refractory:, method:, name:, preset NAME:)",
+                "refractory:, method:, dt:, name:, preset NAME:)",
              line.begin, line.end - line.begin);
     }
 
@@ -488,6 +488,14 @@ EquationModel parseModel(const std::string& text)
             m.name = body;
         } else if (k.word == "doc") {
             m.doc = body;
+        } else if (k.word == "dt") {
+            const ExprPtr e = parseExpression({&s, k.body.begin, k.body.end});
+            const Typed t = typeOf(m, e, "dt");
+            if (!t.constant || t.dim != dims::second() || !(t.value > 0.0) || t.value > 1.0) {
+                fail(s, "dt: expected a time step between 0 and 1 s, e.g. 0.1*ms", k.body.begin,
+                     k.body.end - k.body.begin);
+            }
+            m.dt = t.value;
         } else if (k.word == "method") {
             m.method = body;
             m.methodPosition = k.body.begin;

@@ -83,7 +83,11 @@ void EquationNeuron::registerAttributes()
                                                   .doc(p.doc.empty() ? "Parameter " + p.name : p.doc)));
         m_parameterIndex.push_back(k);
     }
-    m_dt = addAttribute(timeStepAttribute());
+    AttributeBuilder dt = timeStepAttribute();
+    if (m_model.dt > 0.0) {
+        dt.initConstant(static_cast<float>(m_model.dt));  // the step the text is meant for
+    }
+    m_dt = addAttribute(std::move(dt));
     const std::vector<std::string> methods = eq::applicableMethods(m_model);
     m_method = addAttribute(simulationParameter("method").choices(methods)
                                 .initEnum(eq::defaultMethod(m_model)).live(false)
