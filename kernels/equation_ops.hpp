@@ -1,9 +1,12 @@
 // The instruction set of compiled equation models (engine/equations/compiler.hpp) and the
 // arithmetic of each instruction on one value, shared by the CPU executor (which applies it to
-// blocks of neurons) and the CUDA kernel (one neuron per thread), so both backends round alike.
+// blocks of neurons) and the CUDA kernel (one neuron per thread), so both backends round alike;
+// the transcendental functions are kernels/portable_math.hpp's, which give the same bits on both.
 // Plain data and pure functions; any thread. Like lif_math.hpp, callers build without FMA
 // contraction.
 #pragma once
+
+#include "kernels/portable_math.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -46,18 +49,6 @@ struct EqInstruction {
     float value = 0.0F;
 };
 
-/// exprel(x) = (exp(x) - 1) / x, 1 at x = 0 (Brian2's exprel), accurate near 0.
-SPIKE_EQ_HD float eqExprel(float x)
-{
-    if (x == 0.0F) {
-        return 1.0F;
-    }
-    if (fabsf(x) < 1e-3F) {
-        return 1.0F + x * (0.5F + x * (1.0F / 6.0F));
-    }
-    return expm1f(x) / x;
-}
-
 /// The arithmetic instructions on one value (not Fill, Load, Store, Copy).
 SPIKE_EQ_HD float eqApply(EqOp op, float a, float b, float c)
 {
@@ -67,26 +58,26 @@ SPIKE_EQ_HD float eqApply(EqOp op, float a, float b, float c)
     case EqOp::Mul: return a * b;
     case EqOp::Div: return a / b;
     case EqOp::Neg: return -a;
-    case EqOp::Exp: return expf(a);
-    case EqOp::Log: return logf(a);
-    case EqOp::Log10: return log10f(a);
+    case EqOp::Exp: return pm::exp(a);
+    case EqOp::Log: return pm::log(a);
+    case EqOp::Log10: return pm::log10(a);
     case EqOp::Sqrt: return sqrtf(a);
     case EqOp::Abs: return fabsf(a);
-    case EqOp::Sin: return sinf(a);
-    case EqOp::Cos: return cosf(a);
-    case EqOp::Tan: return tanf(a);
-    case EqOp::Sinh: return sinhf(a);
-    case EqOp::Cosh: return coshf(a);
-    case EqOp::Tanh: return tanhf(a);
-    case EqOp::Asin: return asinf(a);
-    case EqOp::Acos: return acosf(a);
-    case EqOp::Atan: return atanf(a);
-    case EqOp::Exprel: return eqExprel(a);
+    case EqOp::Sin: return pm::sin(a);
+    case EqOp::Cos: return pm::cos(a);
+    case EqOp::Tan: return pm::tan(a);
+    case EqOp::Sinh: return pm::sinh(a);
+    case EqOp::Cosh: return pm::cosh(a);
+    case EqOp::Tanh: return pm::tanh(a);
+    case EqOp::Asin: return pm::asin(a);
+    case EqOp::Acos: return pm::acos(a);
+    case EqOp::Atan: return pm::atan(a);
+    case EqOp::Exprel: return pm::exprel(a);
     case EqOp::Floor: return floorf(a);
     case EqOp::Ceil: return ceilf(a);
     case EqOp::Sign: return a > 0.0F ? 1.0F : (a < 0.0F ? -1.0F : 0.0F);
     case EqOp::Trunc: return truncf(a);
-    case EqOp::Pow: return powf(a, b);
+    case EqOp::Pow: return pm::pow(a, b);
     case EqOp::Lt: return a < b ? 1.0F : 0.0F;
     case EqOp::Le: return a <= b ? 1.0F : 0.0F;
     case EqOp::Gt: return a > b ? 1.0F : 0.0F;

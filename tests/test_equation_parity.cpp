@@ -2,10 +2,11 @@
 // integration method) runs in a small network (a constant current per neuron into its input, or
 // Poisson spikes through a sparse projection into COBA's conductances) on the CPU executor and on
 // the CUDA executor, in chunks, and must give the same spikes and the same states bit for bit
-// (the same program and numbers on both; on the CUDA emulator the arithmetic is the host's). The
-// CUDA rows run as test_equation_parity_cuda_emulated on the emulator, and skip without a usable
-// device otherwise; on a real GPU expf and friends round differently, so there the comparison is
-// what docs/backends.md records.
+// (the same program and numbers on both, and the transcendental functions of
+// kernels/portable_math.hpp, which give the same bits on a real GPU as on the host; the last case
+// uses every one of them). The CUDA rows run as test_equation_parity_cuda_emulated on the
+// emulator, on a real device where there is one (docs/backends.md records the run), and skip
+// otherwise.
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
 #include "engine/neurons/equation_neuron.hpp"
@@ -61,6 +62,14 @@ std::vector<Case> cases()
          "dv/dt = (v_rest - v + I) / tau : volt\nI : volt (input)\ntau = 10*ms : second\n"
          "v_rest = -70*mV : volt\nv(0) = v_rest\nthreshold: v > -50*mV\nreset: v = v_rest",
          "rk2"},
+        {EquationNeuron::kCustomType, 0.04F, 1e-4F,
+         "dv/dt = (v_rest - v + I + f) / tau : volt\nI : volt (input)\ntau = 10*ms : second\n"
+         "v_rest = -70*mV : volt\nx = v / mV : 1\n"
+         "f = 0.1*mV*(sin(x) + cos(x) + tan(x/10) + sinh(x/50) + cosh(x/50) + tanh(x) + arcsin(tanh(x/10))"
+         " + arccos(tanh(x/10)) + arctan(x) + exp(x/20) + log(1 + abs(x)) + log10(1 + abs(x))"
+         " + exprel(x/10) + (abs(x)/100)**1.7) : volt\n"
+         "v(0) = v_rest\nthreshold: v > -50*mV\nreset: v = v_rest",
+         ""},
     };
 }
 

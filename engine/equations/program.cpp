@@ -77,7 +77,7 @@ void execute(const Program& program, const SlotBinding* bindings, std::int64_t b
         case EqOp::Mul: binary(d, a, b, n, [](float x, float y) { return x * y; }); break;
         case EqOp::Div: binary(d, a, b, n, [](float x, float y) { return x / y; }); break;
         case EqOp::Neg: unary(d, a, n, [](float x) { return -x; }); break;
-        case EqOp::Exp: unary(d, a, n, [](float x) { return std::exp(x); }); break;
+        case EqOp::Exp: unary(d, a, n, [](float x) { return kernels::pm::exp(x); }); break;
         case EqOp::Sqrt: unary(d, a, n, [](float x) { return std::sqrt(x); }); break;
         case EqOp::Abs: unary(d, a, n, [](float x) { return std::fabs(x); }); break;
         case EqOp::Floor: unary(d, a, n, [](float x) { return std::floor(x); }); break;

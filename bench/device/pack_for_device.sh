@@ -1,0 +1,35 @@
+#!/bin/bash
+# pack_for_device.sh NAME...: packs build/tests/NAME or build/bench/NAME (and build/app/spikesim)
+# with the shared libraries they need that a bare GPU machine lacks (Qt and its dependencies; not
+# the C and C++ runtimes, which the target has in newer versions) into .device-bundle/bundle.tar.xz,
+# for bench/device/run_on_device.sh on a machine with a GPU but without Qt or a compiler. The
+# binaries keep the absolute source path they were built in (test data, bench scripts); the
+# bundle records it in srcdir. Environment: BUILD_DIR (default build).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-"$ROOT/build"}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/build/tests" "$stage/build/bench" "$stage/build/app" "$stage/build/lib"
+for name in "$@"; do
+    if [ -f "$BUILD_DIR/tests/$name" ]; then
+        cp "$BUILD_DIR/tests/$name" "$stage/build/tests/"
+    elif [ -f "$BUILD_DIR/bench/$name" ]; then
+        cp "$BUILD_DIR/bench/$name" "$stage/build/bench/"
+    else
+        echo "pack_for_device: no test or benchmark '$name' in $BUILD_DIR" >&2
+        exit 1
+    fi
+done
+cp "$BUILD_DIR/app/spikesim" "$stage/build/app/"
+strip "$stage"/build/{tests,bench,app}/* 2>/dev/null || true
+for lib in $(ldd "$stage"/build/{tests,bench,app}/* | awk '/=>/ {print $3}' | sort -u); do
+    case $lib in
+    */libc.so* | */libm.so* | */libstdc++* | */libgcc_s*) ;;
+    *) cp -L "$lib" "$stage/build/lib/" ;;
+    esac
+done
+echo "$ROOT" > "$stage/build/srcdir"
+mkdir -p "$ROOT/.device-bundle"
+tar -C "$stage" -cJf "$ROOT/.device-bundle/bundle.tar.xz" .
+ls -la "$ROOT/.device-bundle/bundle.tar.xz"
