@@ -6,6 +6,8 @@
 // Header-only; free functions without shared state. Each benchmark is one translation unit.
 #pragma once
 
+#include "engine/runtime/backend.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -179,6 +181,32 @@ inline std::string fmt(std::optional<double> v, int width, int precision)
 inline nlohmann::json orNull(std::optional<double> v)
 {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+/// counts[i] += probe k's value of channel i, summed over `steps` rows of `width` channels:
+/// through the executor's spike lists when it has them (their values when they carry them, so
+/// the CUDA executor copies no dense rows), else over the dense rows. O(spikes) with lists.
+template <typename Count>
+void accumulateSpikes(const engine::Executor& exec, std::size_t k, std::int64_t steps,
+                      std::int64_t width, Count* counts)
+{
+    if (const std::optional<engine::SpikeLists> lists = exec.probeSpikeLists(k)) {
+        const float* rows = lists->values != nullptr ? nullptr : exec.probeData(k);
+        for (std::int64_t t = 0; t < steps; ++t) {
+            const std::int32_t* listed = lists->indices + t * lists->stride;
+            for (std::int32_t j = 0; j < lists->counts[t]; ++j) {
+                const float v = rows != nullptr ? rows[t * width + listed[j]] : lists->values[t * lists->stride + j];
+                counts[listed[j]] += static_cast<Count>(v);
+            }
+        }
+        return;
+    }
+    const float* __restrict rows = exec.probeData(k);
+    for (std::int64_t t = 0; t < steps; ++t) {
+        for (std::int64_t i = 0; i < width; ++i) {
+            counts[i] += static_cast<Count>(rows[t * width + i]);
+        }
+    }
 }
 
 }  // namespace spike::bench

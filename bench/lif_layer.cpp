@@ -12,6 +12,7 @@
 // Single-threaded, like the engine. Owns only what main() builds; touches no shared state.
 // Timing, the peer's popen and JSON reply, and the table formatting live in bench_common.hpp.
 #include "bench/bench_common.hpp"
+#include "bench/lif_layer_executor.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/tensor/tensor.hpp"
 
@@ -79,6 +80,8 @@ struct Options {
     std::string python = "/usr/bin/python3";
     std::string peerScript = std::string(SPIKE_BENCH_DIR) + "/lif_torch_peer.py";
     std::uint64_t seed = 1;
+    std::string backend;  ///< "": LIF::evolve() directly; "cpu"/"cuda": through that executor
+    std::string device = "cpu";  ///< the torch peer's device (cuda with --backend cuda)
 };
 
 /// One row of the results table.
@@ -198,6 +201,23 @@ int repeatsFor(double neuronSteps, bool quick)
     return static_cast<int>(std::clamp(2e8 / neuronSteps, 3.0, 20.0));
 }
 
+/// Times the layer through the --backend executor (B = 1; see lif_layer_executor.hpp).
+void timeOnExecutor(const Options& opt, Row& row, std::uint64_t seed)
+{
+    if (!fitsInMemory(2.0 * 4.0 * row.neuronSteps(), row, "engine")) {
+        return;
+    }
+    const Tensor input = makeInput(Shape{row.t, row.n}, seed);
+    const spike::engine::AttributeMap attributes{{"tau_mem", Tensor::scalar(kTauMem)},
+                                                 {"tau_syn", Tensor::scalar(kTauSyn)},
+                                                 {"dt", Tensor::scalar(static_cast<float>(kDt))}};
+    const spike::bench::ExecutorTiming timing = spike::bench::timeLifOnExecutor(
+        spike::engine::parseBackendKind(opt.backend), row.n, row.t, attributes, input.data(),
+        row.repeats);
+    row.engineSeconds = timing.seconds;
+    row.engineSpikeRate = timing.spikes / row.neuronSteps();
+}
+
 /// Times LIF::evolve for row.n neurons, row.b batch elements and row.t steps.
 void timeEngine(Row& row, std::uint64_t seed)
 {
@@ -253,7 +273,7 @@ void timeTorch(const Options& opt, Row& row, std::uint64_t seed)
         << " --b " << row.b << " --t " << row.t << " --repeats " << row.repeats << " --seed "
         << seed << " --threads 1 --density " << kInputDensity << " --weight " << kInputWeight
         << " --excitatory " << kExcitatoryFraction << " --tau-mem " << kTauMem << " --tau-syn "
-        << kTauSyn << " --dt " << kDt;
+        << kTauSyn << " --dt " << kDt << " --device " << opt.device;
     // The peer prints one JSON object on its last non-empty line.
     const PeerReply reply = runPeer(cmd.str(), "seconds");
     if (!reply.json) {
@@ -406,8 +426,25 @@ int main(int argc, char** argv)
     app.add_option("--python", opt.python, "Interpreter for the torch peer")
         ->capture_default_str();
     app.add_option("--peer", opt.peerScript, "Path of lif_torch_peer.py")->capture_default_str();
+    app.add_option("--backend", opt.backend,
+                   "cpu or cuda: run the layer through that executor, input and spikes crossing "
+                   "to and from the host every 250 steps (B = 1 only; the torch peer then runs "
+                   "on the same device); default: LIF::evolve() on the CPU");
     CLI11_PARSE(app, argc, argv);
     opt.torch = !noTorch;
+    if (!opt.backend.empty()) {
+        if (opt.backend != "cpu" && opt.backend != "cuda") {
+            std::cerr << "lif_layer: --backend must be cpu or cuda, got '" << opt.backend << "'\n";
+            return 2;
+        }
+        std::string why;
+        if (!spike::engine::backendAvailable(spike::engine::parseBackendKind(opt.backend), &why)) {
+            std::cerr << "lif_layer: backend " << opt.backend << " is not available: " << why << "\n";
+            return 2;
+        }
+        opt.device = opt.backend;
+        opt.batches = {1};
+    }
     if (opt.sizes.empty()) {
         opt.sizes = opt.quick ? std::vector<std::int64_t>{1000, 10000}
                               : std::vector<std::int64_t>{1000, 10000, 100000};
@@ -432,6 +469,12 @@ int main(int argc, char** argv)
               << " ms; input " << kInputDensity * 100 << " % nonzero, +-" << kInputWeight
               << "; floor = " << kBytesPerNeuronStep << " B/neuron-step at the triad bandwidth\n";
 
+    if (!opt.backend.empty()) {
+        std::cout << "engine = the " << opt.backend << " executor, host input in and spikes out "
+                  << "every 250 steps (transfers included); torch peer on " << opt.device
+                  << " (its input and raster stay there); floor ratios are against this "
+                  << "host's memory, not the device's\n";
+    }
     std::string torchInfo = "not requested (--no-torch)";
     if (opt.torch) {
         opt.torch = spike::bench::torchAvailable(opt.python, opt.peerScript, torchInfo);
@@ -454,7 +497,11 @@ int main(int argc, char** argv)
             row.t = opt.steps;
             row.repeats = repeatsFor(row.neuronSteps(), opt.quick);
             row.floorSeconds = row.neuronSteps() * kBytesPerNeuronStep / (bw.triad * 1e9);
-            timeEngine(row, seed);
+            if (opt.backend.empty()) {
+                timeEngine(row, seed);
+            } else {
+                timeOnExecutor(opt, row, seed);
+            }
             if (opt.torch) {
                 timeTorch(opt, row, seed);
             }

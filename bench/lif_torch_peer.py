@@ -36,6 +36,9 @@ def parse_args():
     p.add_argument("--threshold", type=float, default=1.0)
     p.add_argument("--bias", type=float, default=0.0)
     p.add_argument("--max-spikes", type=float, default=65536.0)
+    p.add_argument("--device", default="cpu",
+                   help="cpu or cuda: where the loop runs (input and raster stay there; a cuda "
+                        "time ends with torch.cuda.synchronize())")
     return p.parse_args()
 
 
@@ -57,9 +60,9 @@ def make_input(torch, args):
 def evolve(torch, x, alpha, beta, bias, threshold, max_spikes, out):
     """The LIF time loop over the first len(out) steps of x, from zero state; spikes go to out."""
     _, batches, n = x.shape
-    vmem = torch.zeros(batches, n, dtype=torch.float32)
-    isyn = torch.zeros(batches, n, dtype=torch.float32)
-    zero = torch.zeros((), dtype=torch.float32)
+    vmem = torch.zeros(batches, n, dtype=torch.float32, device=x.device)
+    isyn = torch.zeros(batches, n, dtype=torch.float32, device=x.device)
+    zero = torch.zeros((), dtype=torch.float32, device=x.device)
     for t in range(out.shape[0]):
         isyn = (isyn + x[t]) * beta
         vmem = vmem * alpha + isyn + bias
@@ -84,15 +87,25 @@ def main():
 
     alpha = math.exp(-args.dt / args.tau_mem)
     beta = math.exp(-args.dt / args.tau_syn)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print(json.dumps({"error": "torch sees no CUDA device"}))
+        return 2
+
+    def sync():
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+
     with torch.no_grad():
-        x = make_input(torch, args)
+        x = make_input(torch, args).to(args.device)
         out = torch.empty_like(x)
         warm = min(args.t, 100)
         evolve(torch, x, alpha, beta, args.bias, args.threshold, args.max_spikes, out[:warm])
+        sync()
         best = math.inf
         for _ in range(max(1, args.repeats)):
             start = time.perf_counter()
             evolve(torch, x, alpha, beta, args.bias, args.threshold, args.max_spikes, out)
+            sync()
             best = min(best, time.perf_counter() - start)
         neuron_steps = args.b * args.t * args.n
         spikes = 0.0
@@ -102,6 +115,7 @@ def main():
     print(json.dumps({
         "n": args.n, "b": args.b, "t": args.t, "repeats": args.repeats,
         "threads": torch.get_num_threads(), "torch_version": torch.__version__,
+        "device": args.device,
         "seconds": best, "neuron_steps_per_s": neuron_steps / best,
         "spikes_per_neuron_step": spikes / neuron_steps,
     }))

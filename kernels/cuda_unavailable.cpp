@@ -3,6 +3,7 @@
 #include "kernels/cuda_device.hpp"
 #include "kernels/equation_cuda.hpp"
 #include "kernels/network_cuda.hpp"
+#include "kernels/spike_lists_cuda.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -125,6 +126,26 @@ void equationStepsCuda(const EquationDevice& /*population*/, const float* /*in*/
                        std::int64_t /*steps*/, float* /*out*/, const EquationTraces& /*traces*/)
 {
     noCuda("equationStepsCuda");
+}
+
+std::size_t spikeListScratchSize(std::int64_t /*rows*/, std::int64_t /*width*/)
+{
+    noCuda("spikeListScratchSize");
+}
+
+void listNonZeroRowsCuda(const float* /*src*/, std::int64_t /*rows*/, std::int64_t /*width*/,
+                         std::int32_t* /*counts*/, std::int32_t* /*indices*/, float* /*values*/,
+                         std::int32_t* /*scratch*/)
+{
+    noCuda("listNonZeroRowsCuda");
+}
+
+std::int64_t copySpikeListsToHost(const std::int32_t* /*counts*/, const std::int32_t* /*indices*/,
+                                  const float* /*values*/, std::int64_t /*rows*/,
+                                  std::int64_t /*width*/, std::int32_t* /*hostCounts*/,
+                                  std::int32_t* /*hostIndices*/, float* /*hostValues*/)
+{
+    noCuda("copySpikeListsToHost");
 }
 
 }  // namespace spike::kernels

@@ -96,34 +96,6 @@ struct RunResult {
     std::string backend;
 };
 
-/// counts[i] += rows[t][i] for every row. Float counts are exact up to 2^24 spikes per neuron
-/// (a neuron at its refractory limit of 200 Hz makes 2000 in 10 s), and a float add vectorises
-/// twice as wide as a conversion to double.
-void accumulate(const float* rows, std::int64_t steps, std::int64_t width, float* counts)
-{
-    for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict row = rows + t * width;
-        float* __restrict c = counts;
-        for (std::int64_t i = 0; i < width; ++i) {
-            c[i] += row[i];
-        }
-    }
-}
-
-/// counts[i] += rows[t][i] for the channels i listed in row t of `lists` (the non-zero ones):
-/// the same sums as accumulate(), in O(spikes).
-void accumulateListed(const float* rows, const engine::SpikeLists& lists, std::int64_t steps,
-                      std::int64_t width, float* counts)
-{
-    for (std::int64_t t = 0; t < steps; ++t) {
-        const float* row = rows + t * width;
-        const std::int32_t* listed = lists.indices + t * lists.stride;
-        for (std::int32_t k = 0; k < lists.counts[t]; ++k) {
-            counts[listed[k]] += row[listed[k]];
-        }
-    }
-}
-
 /// Builds, compiles and runs the network once. `probes` false runs without any probe (no counts);
 /// `raster`, when given, receives every step's spiking neuron indices (untimed use only).
 RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
@@ -158,11 +130,7 @@ RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
             for (std::size_t k = 0; k < 2; ++k) {
                 const std::int64_t w = k == 0 ? cuba::kExcitatory : cuba::kInhibitory;
                 float* c = counts.data() + (k == 0 ? 0 : cuba::kExcitatory);
-                if (const auto lists = exec->probeSpikeLists(k)) {
-                    accumulateListed(exec->probeData(k), *lists, n, w, c);
-                } else {
-                    accumulate(exec->probeData(k), n, w, c);
-                }
+                spike::bench::accumulateSpikes(*exec, k, n, w, c);
             }
             r.countSeconds += secondsSince(countStart);
             if (raster != nullptr) {

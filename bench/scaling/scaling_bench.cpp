@@ -226,14 +226,8 @@ double run(const Options& opt, engine::BackendKind kind, Built& built, bool coun
             exec->advance(n, nullptr, nullptr);
             if (count && tally) {
                 for (std::size_t k = 0; k < 2; ++k) {
-                    const std::int64_t w = k == 0 ? nE : nI;
-                    double* c = counts.data() + (k == 0 ? 0 : nE);
-                    for (std::int64_t t = 0; t < n; ++t) {
-                        const float* __restrict rowData = exec->probeData(k) + t * w;
-                        for (std::int64_t i = 0; i < w; ++i) {
-                            c[i] += static_cast<double>(rowData[i]);
-                        }
-                    }
+                    spike::bench::accumulateSpikes(*exec, k, n, k == 0 ? nE : nI,
+                                                   counts.data() + (k == 0 ? 0 : nE));
                 }
             }
             done += n;

@@ -62,9 +62,15 @@ struct ExecutorOptions {
     /// network's output blocks in cache (bench/cuba: 16 steps beat 256 by 30 %).
     std::int64_t maxChunkSteps = 32;
     /// CPU: list the spikes of neuron populations per step (NodeRunner::listsSpikes()) and
-    /// deliver them event-driven (Projection::deliverListed()) and to probeSpikeLists(). false
-    /// scans the dense rows instead; the results are identical either way.
+    /// deliver them event-driven (Projection::deliverListed()) and to probeSpikeLists(). CUDA:
+    /// list the spikes of spike probes on the device and copy those back instead of the dense
+    /// rows (probeSpikeLists() with values). false scans the dense rows instead; the results
+    /// are identical either way.
     bool spikeLists = true;
+    /// CUDA: a spike probe is listed on the device only when maxChunkSteps × its width is at
+    /// least this many values; for smaller probes copying the dense rows back costs less than
+    /// the compaction's launches and copies (bench/README.md, GPU runs).
+    std::int64_t deviceSpikeListMinValues = 131072;
     PlanOptions plan;
 };
 
@@ -90,7 +96,8 @@ public:
     /// Probe k's spikes from the last advance() as lists (spike_lists.hpp), row t naming the
     /// non-zero values of probeData(k) row t, when k records a spiking module's whole output
     /// and this executor lists that module's spikes; nullopt otherwise (read probeData()).
-    /// Valid as long as probeData(k).
+    /// Valid as long as probeData(k). When the lists carry their values (CUDA), a reader of
+    /// spikes need not call probeData(k), which then copies nothing from the device.
     virtual std::optional<SpikeLists> probeSpikeLists(std::size_t k) const
     {
         static_cast<void>(k);

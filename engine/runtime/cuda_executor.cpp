@@ -7,7 +7,10 @@
 // delayed edges at the chunk's first step). Per chunk: the input node's rows 1..steps take the
 // caller's input (or zeros); groups run in plan order (a time-batched group gathers and runs all
 // rows at once, a lock-step group one row at a time across its nodes); the output node's rows go
-// to the caller; probes are gathered on the device and copied back; row 0 takes row `steps`.
+// to the caller; probes are gathered on the device and copied back (a large probe of a spiking
+// module's whole output as spike lists built on the device, its dense rows only when
+// probeData() asks; see ExecutorOptions::spikeLists and deviceSpikeListMinValues); row 0 takes
+// row `steps`.
 // Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
 // edges add rows, projections deliver through their device twin).
 //
@@ -30,6 +33,7 @@
 
 #include "kernels/cuda_device.hpp"
 #include "kernels/network_cuda.hpp"
+#include "kernels/spike_lists_cuda.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -87,13 +91,29 @@ struct ProbeState {
     std::vector<std::int64_t> channels;     ///< the kept channels of a row
     kn::DeviceArray<std::int64_t> columns;  ///< the same, on the device
     Floats rows;                            ///< device maxChunk × width
-    std::vector<float> data;                ///< host maxChunk × width
+    mutable std::vector<float> data;        ///< host maxChunk × width
+    /// A spike probe of a whole device population lists its spikes on the device
+    /// (kernels/spike_lists_cuda.hpp) and copies only those back; its dense rows follow only
+    /// when probeData() asks (dataCurrent false until then).
+    bool lists = false;
+    mutable bool dataCurrent = true;
+    std::int64_t steps = 0;  ///< rows of the last chunk
+    kn::DeviceArray<std::int32_t> listCounts;   ///< device maxChunk
+    kn::DeviceArray<std::int32_t> listIndices;  ///< device maxChunk × width
+    Floats listValues;                          ///< device maxChunk × width
+    kn::DeviceArray<std::int32_t> listScratch;
+    std::vector<std::int32_t> hostCounts;   ///< maxChunk
+    std::vector<std::int32_t> hostIndices;  ///< maxChunk × width
+    std::vector<float> hostValues;          ///< maxChunk × width
 };
 
 class CudaExecutor final : public Executor {
 public:
     CudaExecutor(Module& root, const ExecutorOptions& options)
-        : Executor(options.maxChunkSteps), m_plan(compilePlan(root, options.plan))
+        : Executor(options.maxChunkSteps),
+          m_plan(compilePlan(root, options.plan)),
+          m_spikeLists(options.spikeLists),
+          m_listMinValues(options.deviceSpikeListMinValues)
     {
         if (options.maxChunkSteps < 1 || options.maxChunkSteps > 1000000) {
             throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
@@ -135,6 +155,19 @@ public:
                               kn::CopyKind::HostToDevice);
                 p.rows = Floats(count(rows, t.info.width), "probe rows");
                 p.data.assign(count(rows, t.info.width), 0.0F);
+                p.lists = m_spikeLists && t.trace < 0 && t.info.spikes && t.indices.empty() &&
+                          t.info.width == t.rowWidth && rows * t.info.width >= m_listMinValues;
+                if (p.lists) {
+                    const std::size_t cells = count(rows, t.info.width);
+                    p.listCounts = kn::DeviceArray<std::int32_t>(static_cast<std::size_t>(rows), "spike counts");
+                    p.listIndices = kn::DeviceArray<std::int32_t>(cells, "spike lists");
+                    p.listValues = Floats(cells, "spike list values");
+                    p.listScratch = kn::DeviceArray<std::int32_t>(
+                        kn::spikeListScratchSize(rows, t.info.width), "spike list tiles");
+                    p.hostCounts.assign(static_cast<std::size_t>(rows), 0);
+                    p.hostIndices.assign(cells, 0);
+                    p.hostValues.assign(cells, 0.0F);
+                }
                 if (t.trace >= 0) {
                     NodeState& n = m_nodes[static_cast<std::size_t>(t.node)];
                     const auto k = static_cast<std::size_t>(t.trace);
@@ -159,7 +192,27 @@ public:
         guarded("advancing the network", [&] { advanceChunk(steps, input, output); });
     }
 
-    const float* probeData(std::size_t k) const override { return m_probes.at(k).data.data(); }
+    const float* probeData(std::size_t k) const override
+    {
+        const ProbeState& p = m_probes.at(k);
+        if (!p.dataCurrent) {
+            guarded("copying probe rows", [&] {
+                kn::copyBytes(p.data.data(), p.rows.data(), count(p.steps, p.target.info.width) * sizeof(float),
+                              kn::CopyKind::DeviceToHost);
+            });
+            p.dataCurrent = true;
+        }
+        return p.data.data();
+    }
+
+    std::optional<SpikeLists> probeSpikeLists(std::size_t k) const override
+    {
+        const ProbeState& p = m_probes.at(k);
+        if (!p.lists) {
+            return std::nullopt;
+        }
+        return SpikeLists{p.hostIndices.data(), p.hostCounts.data(), p.target.info.width, p.hostValues.data()};
+    }
 
     void storeStates() override
     {
@@ -431,6 +484,17 @@ private:
             const float* rows = t.trace >= 0 ? b.traceRows[static_cast<std::size_t>(t.trace)].data()
                                              : b.out.data() + t.rowWidth;
             kn::gatherColumns(rows, t.rowWidth, steps, probe.columns.data(), w, probe.rows.data());
+            probe.steps = steps;
+            if (probe.lists) {
+                kn::listNonZeroRowsCuda(probe.rows.data(), steps, w, probe.listCounts.data(),
+                                        probe.listIndices.data(), probe.listValues.data(),
+                                        probe.listScratch.data());
+                kn::copySpikeListsToHost(probe.listCounts.data(), probe.listIndices.data(),
+                                         probe.listValues.data(), steps, w, probe.hostCounts.data(),
+                                         probe.hostIndices.data(), probe.hostValues.data());
+                probe.dataCurrent = false;
+                continue;
+            }
             kn::copyBytes(probe.data.data(), probe.rows.data(), count(steps, w) * sizeof(float),
                           kn::CopyKind::DeviceToHost);
         }
@@ -465,6 +529,8 @@ private:
     }
 
     ExecutionPlan m_plan;
+    bool m_spikeLists = true;        ///< ExecutorOptions::spikeLists
+    std::int64_t m_listMinValues = 0;  ///< ExecutorOptions::deviceSpikeListMinValues
     std::vector<NodeState> m_nodes;
     std::vector<EdgeState> m_edges;
     std::vector<ProbeState> m_probes;

@@ -9,13 +9,21 @@ namespace spike::engine {
 
 namespace {
 
-/// Adds row t's listed entries of (steps, width) rows to `sum`, in row and list order.
+/// Adds row t's listed entries of (steps, width) rows to `sum`, in row and list order: the
+/// lists' own values when they carry them (then `rows` is not read), else the rows' entries.
 double addListed(double sum, const float* rows, const SpikeLists& lists, std::int64_t steps,
                  std::int64_t width)
 {
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* row = rows + t * width;
         const std::int32_t* listed = lists.indices + t * lists.stride;
+        if (lists.values != nullptr) {
+            const float* values = lists.values + t * lists.stride;
+            for (std::int32_t k = 0; k < lists.counts[t]; ++k) {
+                sum += values[k];
+            }
+            continue;
+        }
+        const float* row = rows + t * width;
         for (std::int32_t k = 0; k < lists.counts[t]; ++k) {
             sum += row[listed[k]];
         }
@@ -112,15 +120,17 @@ HeadlessRunResult HeadlessRun::run(const float* input, std::int64_t steps,
         *m_executor, 0, steps, RunRows{nIn > 0 ? input : nullptr, nIn, nullptr, 0},
         [&](std::int64_t t0, std::int64_t n) {
             for (std::size_t k = 0; k < m_requests.size(); ++k) {
-                const float* data = m_executor->probeData(k);
                 const std::int64_t width = m_infos[k].width;
                 if (k < m_recorded) {
+                    const float* data = m_executor->probeData(k);
                     result.recordings[k].insert(result.recordings[k].end(), data,
                                                 data + n * width);
                 } else if (const std::optional<SpikeLists> lists = m_executor->probeSpikeLists(k)) {
+                    // Lists with values (CUDA) need no dense rows: none are fetched.
+                    const float* data = lists->values != nullptr ? nullptr : m_executor->probeData(k);
                     spikes = addListed(spikes, data, *lists, n, width);
                 } else {
-                    spikes = addAll(spikes, data, n * width);
+                    spikes = addAll(spikes, m_executor->probeData(k), n * width);
                 }
             }
             if (progress) {

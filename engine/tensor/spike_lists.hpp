@@ -18,9 +18,16 @@ struct SpikeLists {
     const std::int32_t* indices = nullptr;  ///< row t starts at indices + t * stride
     const std::int32_t* counts = nullptr;   ///< counts[t]: entries of row t
     std::int64_t stride = 0;                ///< entries reserved per row (>= the row width)
+    /// Where the lister also copied the listed values (same layout as indices: row t's k-th
+    /// value at values[t * stride + k]), or nullptr: read them from the dense rows. The CUDA
+    /// executor fills it, so a reader of spikes need not fetch the dense rows from the device.
+    const float* values = nullptr;
 
     /// The lists from row t on.
-    SpikeLists from(std::int64_t t) const { return {indices + t * stride, counts + t, stride}; }
+    SpikeLists from(std::int64_t t) const
+    {
+        return {indices + t * stride, counts + t, stride, values != nullptr ? values + t * stride : nullptr};
+    }
 };
 
 /// Where spike lists are written (the same layout as SpikeLists).

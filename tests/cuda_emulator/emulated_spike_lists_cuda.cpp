@@ -1,0 +1,2 @@
+// kernels/spike_lists_cuda.cu compiled as C++ against the CUDA emulator (this directory's cuda_runtime.h).
+#include "kernels/spike_lists_cuda.cu"
