@@ -35,7 +35,8 @@ int main(int argc, char** argv)
     runCmd->add_option("--state-dict", run.stateDict,
                        "Folder of <key>.npy files loaded (strictly) before running");
     auto* backendOpt = runCmd->add_option("--backend", run.backend,
-                                          "auto (CUDA when a device is present), cpu or cuda")
+                                          "auto (CUDA when a device is present and the network "
+                                          "has at least 20000 channels), cpu or cuda")
                            ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     runCmd->add_option("--realtime", run.realtime,
                        "Pace the run: simulated seconds per wall-clock second (e.g. 1, 0.1)")

@@ -649,6 +649,15 @@ private Q_SLOTS:
         std::string note;
         auto autoEx = makeExecutor(net, BackendKind::Auto, {}, &note);
         if (device.available) {
+            // One channel: far below the size from which a GPU is faster, so Auto takes the CPU.
+            QCOMPARE(autoEx->backendName(), std::string("cpu"));
+            QCOMPARE(note, std::string("using the CPU backend: the network has 1 channels, fewer than "
+                                       "the 20000 from which a GPU is faster (choose the CUDA "
+                                       "backend to use it anyway)"));
+            ExecutorOptions large;
+            large.autoCudaMinChannels = 1;
+            note.clear();
+            autoEx = makeExecutor(net, BackendKind::Auto, large, &note);
             QCOMPARE(autoEx->backendName(), std::string("cuda"));
             QVERIFY(note.empty());
             return;

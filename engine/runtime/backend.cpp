@@ -53,13 +53,25 @@ std::unique_ptr<Executor> makeExecutor(Module& root, BackendKind kind,
         break;
     }
     const kernels::CudaDeviceInfo device = kernels::queryCudaDevice();
-    if (device.available) {
-        return makeCudaExecutor(root, options);
+    if (!device.available) {
+        if (note != nullptr) {
+            *note = "using the CPU backend: " + device.reason;
+        }
+        return makeCpuExecutor(root, options);
     }
-    if (note != nullptr) {
-        *note = "using the CPU backend: " + device.reason;
+    std::int64_t channels = 0;
+    for (const PlanNode& n : compilePlan(root, options.plan).nodes) {
+        channels += n.role == PlanNode::Role::Module ? n.sizeOut : 0;
     }
-    return makeCpuExecutor(root, options);
+    if (channels < options.autoCudaMinChannels) {
+        if (note != nullptr) {
+            *note = "using the CPU backend: the network has " + std::to_string(channels) +
+                    " channels, fewer than the " + std::to_string(options.autoCudaMinChannels) +
+                    " from which a GPU is faster (choose the CUDA backend to use it anyway)";
+        }
+        return makeCpuExecutor(root, options);
+    }
+    return makeCudaExecutor(root, options);
 }
 
 }  // namespace spike::engine

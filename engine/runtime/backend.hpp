@@ -71,6 +71,10 @@ struct ExecutorOptions {
     /// least this many values; for smaller probes copying the dense rows back costs less than
     /// the compaction's launches and copies (bench/README.md, GPU runs).
     std::int64_t deviceSpikeListMinValues = 131072;
+    /// BackendKind::Auto picks CUDA only for a network with at least this many output
+    /// channels over its modules (neurons, layer units, sources); below it a GPU loses to the
+    /// CPU, since every step costs several kernel launches (docs/backends.md, "When CUDA is used").
+    std::int64_t autoCudaMinChannels = 20000;
     PlanOptions plan;
 };
 
