@@ -50,6 +50,16 @@ SPIKE_PM_HD double fromBits(std::uint64_t b)
 #endif
 }
 
+/// c0 + x (c1 + x (c2 + ...)), evaluated innermost first (cn x + cn-1, then times x plus cn-2,
+/// ...), one rounding per operation in that order on every platform.
+SPIKE_PM_HD double horner(double /*x*/, double c) { return c; }
+
+template <typename... Rest>
+SPIKE_PM_HD double horner(double x, double c, Rest... rest)
+{
+    return horner(x, rest...) * x + c;
+}
+
 constexpr double kLn2Hi = 6.93147180369123816490e-01;  ///< ln 2, high part (k * hi exact, |k| < 2^11)
 constexpr double kLn2Lo = 1.90821492927058770002e-10;  ///< ln 2 - kLn2Hi
 constexpr double kLn2 = 6.93147180559945309417e-01;
@@ -73,19 +83,9 @@ SPIKE_PM_HD double expClamped(double y)
 {
     const double k = floor(y * kLog2e + 0.5);
     const double r = (y - k * kLn2Hi) - k * kLn2Lo;
-    double p = 1.0 / 479001600.0;  // 1/12!
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    const double p = horner(r, 1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0,
+                            1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0, 1.0 / 3628800.0,
+                            1.0 / 39916800.0, 1.0 / 479001600.0);  // Taylor to r^12 / 12!
     const auto e = static_cast<std::int64_t>(k) + 1023;
     return p * fromBits(static_cast<std::uint64_t>(e) << 52);
 }
@@ -112,20 +112,10 @@ SPIKE_PM_HD double expm1D(double y)
         return y;
     }
     if (fabs(y) < 0.35) {
-        double p = 1.0 / 87178291200.0;  // 1/14!
-        p = p * y + 1.0 / 6227020800.0;
-        p = p * y + 1.0 / 479001600.0;
-        p = p * y + 1.0 / 39916800.0;
-        p = p * y + 1.0 / 3628800.0;
-        p = p * y + 1.0 / 362880.0;
-        p = p * y + 1.0 / 40320.0;
-        p = p * y + 1.0 / 5040.0;
-        p = p * y + 1.0 / 720.0;
-        p = p * y + 1.0 / 120.0;
-        p = p * y + 1.0 / 24.0;
-        p = p * y + 1.0 / 6.0;
-        p = p * y + 0.5;
-        p = p * y + 1.0;
+        const double p = horner(y, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0,
+                                1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0, 1.0 / 3628800.0,
+                                1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0,
+                                1.0 / 87178291200.0);  // (e^y - 1) / y to y^13 / 14!
         return p * y;
     }
     return expD(y) - 1.0;
@@ -144,18 +134,8 @@ SPIKE_PM_HD double logPositive(double x)
     }
     const double s = (m - 1.0) / (m + 1.0);
     const double s2 = s * s;
-    double p = 1.0 / 23.0;
-    p = p * s2 + 1.0 / 21.0;
-    p = p * s2 + 1.0 / 19.0;
-    p = p * s2 + 1.0 / 17.0;
-    p = p * s2 + 1.0 / 15.0;
-    p = p * s2 + 1.0 / 13.0;
-    p = p * s2 + 1.0 / 11.0;
-    p = p * s2 + 1.0 / 9.0;
-    p = p * s2 + 1.0 / 7.0;
-    p = p * s2 + 1.0 / 5.0;
-    p = p * s2 + 1.0 / 3.0;
-    p = p * s2 + 1.0;
+    const double p = horner(s2, 1.0, 1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0, 1.0 / 13.0,
+                            1.0 / 15.0, 1.0 / 17.0, 1.0 / 19.0, 1.0 / 21.0, 1.0 / 23.0);
     return static_cast<double>(e) * kLn2 + 2.0 * s * p;
 }
 
@@ -179,29 +159,18 @@ SPIKE_PM_HD double logD(double x)
 SPIKE_PM_HD double sinKernel(double r)
 {
     const double r2 = r * r;
-    double p = 1.0 / 355687428096000.0;  // 1/17!
-    p = p * r2 - 1.0 / 1307674368000.0;
-    p = p * r2 + 1.0 / 6227020800.0;
-    p = p * r2 - 1.0 / 39916800.0;
-    p = p * r2 + 1.0 / 362880.0;
-    p = p * r2 - 1.0 / 5040.0;
-    p = p * r2 + 1.0 / 120.0;
-    p = p * r2 - 1.0 / 6.0;
+    const double p = horner(r2, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0,
+                            -1.0 / 39916800.0, 1.0 / 6227020800.0, -1.0 / 1307674368000.0,
+                            1.0 / 355687428096000.0);  // to r^17 / 17!
     return r + r * r2 * p;
 }
 
 SPIKE_PM_HD double cosKernel(double r)
 {
     const double r2 = r * r;
-    double p = 1.0 / 6402373705728000.0;  // 1/18!
-    p = p * r2 - 1.0 / 20922789888000.0;
-    p = p * r2 + 1.0 / 87178291200.0;
-    p = p * r2 - 1.0 / 479001600.0;
-    p = p * r2 + 1.0 / 3628800.0;
-    p = p * r2 - 1.0 / 40320.0;
-    p = p * r2 + 1.0 / 720.0;
-    p = p * r2 - 1.0 / 24.0;
-    p = p * r2 + 0.5;
+    const double p = horner(r2, 0.5, -1.0 / 24.0, 1.0 / 720.0, -1.0 / 40320.0, 1.0 / 3628800.0,
+                            -1.0 / 479001600.0, 1.0 / 87178291200.0, -1.0 / 20922789888000.0,
+                            1.0 / 6402373705728000.0);  // to r^18 / 18!
     return 1.0 - r2 * p;
 }
 
@@ -220,20 +189,9 @@ SPIKE_PM_HD double reduceQuarterPi(double x, int* quadrant)
 SPIKE_PM_HD double atanKernel(double t)
 {
     const double t2 = t * t;
-    double p = -1.0 / 29.0;
-    p = p * t2 + 1.0 / 27.0;
-    p = p * t2 - 1.0 / 25.0;
-    p = p * t2 + 1.0 / 23.0;
-    p = p * t2 - 1.0 / 21.0;
-    p = p * t2 + 1.0 / 19.0;
-    p = p * t2 - 1.0 / 17.0;
-    p = p * t2 + 1.0 / 15.0;
-    p = p * t2 - 1.0 / 13.0;
-    p = p * t2 + 1.0 / 11.0;
-    p = p * t2 - 1.0 / 9.0;
-    p = p * t2 + 1.0 / 7.0;
-    p = p * t2 - 1.0 / 5.0;
-    p = p * t2 + 1.0 / 3.0;
+    const double p = horner(t2, 1.0 / 3.0, -1.0 / 5.0, 1.0 / 7.0, -1.0 / 9.0, 1.0 / 11.0, -1.0 / 13.0,
+                            1.0 / 15.0, -1.0 / 17.0, 1.0 / 19.0, -1.0 / 21.0, 1.0 / 23.0, -1.0 / 25.0,
+                            1.0 / 27.0, -1.0 / 29.0);  // to t^29 / 29
     return t - t * t2 * p;
 }
 
@@ -327,13 +285,8 @@ SPIKE_PM_HD float sinh(float x)
     const double d = x;
     if (fabs(d) < 0.35) {
         const double d2 = d * d;
-        double p = 1.0 / 1307674368000.0;  // 1/15!
-        p = p * d2 + 1.0 / 6227020800.0;
-        p = p * d2 + 1.0 / 39916800.0;
-        p = p * d2 + 1.0 / 362880.0;
-        p = p * d2 + 1.0 / 5040.0;
-        p = p * d2 + 1.0 / 120.0;
-        p = p * d2 + 1.0 / 6.0;
+        const double p = horner(d2, 1.0 / 6.0, 1.0 / 120.0, 1.0 / 5040.0, 1.0 / 362880.0,
+                                1.0 / 39916800.0, 1.0 / 6227020800.0, 1.0 / 1307674368000.0);
         return static_cast<float>(d + d * d2 * p);
     }
     const double e = expD(fabs(d));

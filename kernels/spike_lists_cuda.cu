@@ -32,6 +32,19 @@ long long groupsOf(long long tiles)
     return (tiles + kGroup - 1) / kGroup;
 }
 
+/// The channels [first, last) of tile k = row * tiles + tile.
+struct TileSpan {
+    long long row;
+    long long first;
+    long long last;
+};
+
+__device__ TileSpan tileSpan(long long k, long long width, long long tiles)
+{
+    const long long first = (k % tiles) * kTile;
+    return {k / tiles, first, first + kTile < width ? first + kTile : width};
+}
+
 /// Thread = (row, tile): tileCounts[row * tiles + tile] = non-zero channels of the tile.
 __global__ void tileCountKernel(const float* src, long long rows, long long width, long long tiles,
                                 int* tileCounts)
@@ -40,12 +53,10 @@ __global__ void tileCountKernel(const float* src, long long rows, long long widt
     if (k >= rows * tiles) {
         return;
     }
-    const long long row = k / tiles;
-    const long long first = (k % tiles) * kTile;
-    const long long last = first + kTile < width ? first + kTile : width;
-    const float* x = src + row * width;
+    const TileSpan span = tileSpan(k, width, tiles);
+    const float* x = src + span.row * width;
     int n = 0;
-    for (long long c = first; c < last; ++c) {
+    for (long long c = span.first; c < span.last; ++c) {
         n += x[c] != 0.0F ? 1 : 0;
     }
     tileCounts[k] = n;
@@ -100,13 +111,11 @@ __global__ void tileWriteKernel(const float* src, long long rows, long long widt
     if (k >= rows * tiles) {
         return;
     }
-    const long long row = k / tiles;
-    const long long tile = k % tiles;
-    const long long first = tile * kTile;
-    const long long last = first + kTile < width ? first + kTile : width;
-    const float* x = src + row * width;
-    long long at = row * width + groupOffsets[row * groups + tile / kGroup] + tileOffsets[k];
-    for (long long c = first; c < last; ++c) {
+    const TileSpan span = tileSpan(k, width, tiles);
+    const float* x = src + span.row * width;
+    long long at = span.row * width + groupOffsets[span.row * groups + (k % tiles) / kGroup] +
+                   tileOffsets[k];
+    for (long long c = span.first; c < span.last; ++c) {
         const float v = x[c];
         if (v != 0.0F) {
             indices[at] = static_cast<int>(c);
