@@ -5,6 +5,8 @@
 #include "engine/io/model_io.hpp"
 #include "engine/tensor/npy.hpp"
 
+#include "tests/spikesim_process.hpp"
+
 #include <QtTest/QtTest>
 
 #include <QFile>
@@ -20,32 +22,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Outcome runSpikesim(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(SPIKESIM_PATH), args);
-    p.waitForFinished(60000);
-    Outcome o;
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    o.out = QString::fromUtf8(p.readAllStandardOutput());
-    o.err = QString::fromUtf8(p.readAllStandardError());
-    return o;
-}
+using spike::tests::Outcome;
+using spike::tests::runSpikesim;
 
 QString example()
 {
-    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/two_layer_lif.json");
+    return spike::tests::exampleModel("two_layer_lif.json");
 }
 
 QString networkExample()
 {
-    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/cuba_network.json");
+    return spike::tests::exampleModel("cuba_network.json");
 }
 
 }  // namespace

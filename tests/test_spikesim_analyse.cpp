@@ -4,6 +4,8 @@
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/io/model_io.hpp"
 
+#include "tests/spikesim_process.hpp"
+
 #include <QtTest/QtTest>
 
 #include <QProcess>
@@ -16,27 +18,12 @@ using namespace spike::engine;  // NOLINT: test file
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Outcome runSpikesim(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(SPIKESIM_PATH), args);
-    p.waitForFinished(60000);
-    Outcome o;
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    o.out = QString::fromUtf8(p.readAllStandardOutput());
-    o.err = QString::fromUtf8(p.readAllStandardError());
-    return o;
-}
+using spike::tests::Outcome;
+using spike::tests::runSpikesim;
 
 QString example()
 {
-    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json");
+    return spike::tests::exampleModel("fi_curve.json");
 }
 
 /// Rows of a CSV text, each split at commas.
