@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <set>
+#include <vector>
 
 namespace spike::engine::equations {
 
@@ -43,6 +45,24 @@ std::string str(const std::string& s, Span sp)
 }
 
 /// Reads an identifier at `pos` (after blanks); empty span when there is none.
+/// The non-empty, trimmed pieces of `body` between any of the characters in `separators`.
+std::vector<Span> splitItems(const std::string& s, Span body, const char* separators)
+{
+    std::vector<Span> items;
+    int start = body.begin;
+    for (int i = body.begin; i <= body.end; ++i) {
+        if (i != body.end && std::strchr(separators, s[i]) == nullptr) {
+            continue;
+        }
+        const Span item = trimmed(s, {start, i});
+        start = i + 1;
+        if (!item.empty()) {
+            items.push_back(item);
+        }
+    }
+    return items;
+}
+
 Span identifierAt(const std::string& s, int pos, int end)
 {
     while (pos < end && std::isspace(static_cast<unsigned char>(s[pos])) != 0) {
@@ -277,22 +297,14 @@ EquationModel parseModel(const std::string& text)
         if (p.flags.empty()) {
             return f;
         }
-        int start = p.flags.begin;
-        for (int i = p.flags.begin; i <= p.flags.end; ++i) {
-            if (i == p.flags.end || s[i] == ',') {
-                const Span item = trimmed(s, {start, i});
-                start = i + 1;
-                if (item.empty()) {
-                    continue;
-                }
-                const int eq = static_cast<int>(s.find('=', static_cast<std::size_t>(item.begin)));
-                if (eq >= 0 && eq < item.end) {
-                    f.words.push_back({str(s, trimmed(s, {item.begin, eq})), trimmed(s, {eq + 1, item.end})});
-                } else {
-                    std::string w = str(s, item);
-                    w.erase(std::unique(w.begin(), w.end(), [](char a, char b) { return a == ' ' && b == ' '; }), w.end());
-                    f.words.push_back({w, item});
-                }
+        for (const Span item : splitItems(s, p.flags, ",")) {
+            const int eq = static_cast<int>(s.find('=', static_cast<std::size_t>(item.begin)));
+            if (eq >= 0 && eq < item.end) {
+                f.words.push_back({str(s, trimmed(s, {item.begin, eq})), trimmed(s, {eq + 1, item.end})});
+            } else {
+                std::string w = str(s, item);
+                w.erase(std::unique(w.begin(), w.end(), [](char a, char b) { return a == ' ' && b == ' '; }), w.end());
+                f.words.push_back({w, item});
             }
         }
         return f;
@@ -515,16 +527,7 @@ EquationModel parseModel(const std::string& text)
             }
             m.refractoryIsTime = !t.boolean;
         } else if (k.word == "reset") {
-            int start = k.body.begin;
-            for (int i = k.body.begin; i <= k.body.end; ++i) {
-                if (i != k.body.end && s[i] != ';') {
-                    continue;
-                }
-                const Span st = trimmed(s, {start, i});
-                start = i + 1;
-                if (st.empty()) {
-                    continue;
-                }
+            for (const Span st : splitItems(s, k.body, ";")) {
                 const Span target = identifierAt(s, st.begin, st.end);
                 int opAt = skipBlanks(s, target.end, st.end);
                 ResetStatement r;
@@ -560,16 +563,7 @@ EquationModel parseModel(const std::string& text)
             if (preset.name.empty()) {
                 fail(s, "a preset needs a name: 'preset regular spiking: a = 0.02'", k.body.begin, 1);
             }
-            int start = k.body.begin;
-            for (int i = k.body.begin; i <= k.body.end; ++i) {
-                if (i != k.body.end && s[i] != ',' && s[i] != ';') {
-                    continue;
-                }
-                const Span item = trimmed(s, {start, i});
-                start = i + 1;
-                if (item.empty()) {
-                    continue;
-                }
+            for (const Span item : splitItems(s, k.body, ",;")) {
                 const Span target = identifierAt(s, item.begin, item.end);
                 const int eq = skipBlanks(s, target.end, item.end);
                 const Parameter* par = m.parameter(str(s, target));
