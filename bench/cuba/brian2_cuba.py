@@ -24,12 +24,12 @@
 # synaptic_events (sum over spikes of the source's out-degree). On failure {"error": ...} and
 # exit status 2. Run with Debian's /usr/bin/python3 (python3-brian), not a pyenv interpreter.
 import argparse
-import json
 import os
-import shutil
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import brian2_peer  # noqa: E402  (bench/brian2_peer.py)
 
 
 def parse_args():
@@ -128,28 +128,7 @@ def run(args, directory):
 
 def main():
     args = parse_args()
-    try:
-        import brian2  # noqa: F401
-    except ImportError as e:
-        print(json.dumps({"error": "cannot import brian2 (Debian: apt-get install "
-                                   "python3-brian): %s" % e}))
-        return 2
-    directory = args.build_dir or tempfile.mkdtemp(prefix="brian2_cuba_")
-    try:
-        result = run(args, directory)
-    except Exception as e:  # the reply must stay one JSON line whatever Brian2 raised
-        print(json.dumps({"error": "%s: %s" % (type(e).__name__, e)}))
-        return 2
-    finally:
-        if not args.build_dir:
-            shutil.rmtree(directory, ignore_errors=True)
-    print("Brian2 %s cpp_standalone, %d thread(s): codegen %.2f s, compile %.2f s, run %.3f s "
-          "(binary %.3f s), %d spikes, mean rate %.3f Hz"
-          % (result["brian2"], result["threads"], result["codegen_seconds"],
-             result["compile_seconds"], result["run_seconds"], result["binary_seconds"],
-             result["spikes"], result["mean_rate_hz"]), file=sys.stderr)
-    print(json.dumps(result))
-    return 0
+    return brian2_peer.serve(args, run, "brian2_cuba_", "%d thread(s)" % max(1, args.threads))
 
 
 if __name__ == "__main__":
