@@ -43,6 +43,23 @@ struct FiCommandOptions {
 /// the CSV itself on `out` without --out. Returns 0; throws Error for bad input.
 int analyseFi(const FiCommandOptions& options, std::ostream& out);
 
+/// Options of `spikesim analyse MODEL isi`.
+struct IsiCommandOptions {
+    std::string model;
+    std::string record;        ///< PATH.signal of a spiking output ("E.spikes")
+    std::int64_t steps = 0;    ///< steps to run (zero input), >= 1
+    std::int64_t bins = 50;    ///< ISI histogram bins
+    std::int64_t window = 0;   ///< Fano window [steps]; 0: 100 ms
+    std::string backend = "auto";
+    std::string outPath;       ///< CSV file; "" writes the CSV to the output stream
+};
+
+/// Runs `spikesim analyse MODEL isi` (spikesim_analyse.cpp): runs the model for options.steps
+/// steps recording options.record, then writes the ISI histogram CSV (isi_start_s, isi_end_s,
+/// count) to options.outPath with a summary (rates, ISI mean, CV, Fano factor) on `out`, or the
+/// CSV itself on `out` without --out. Returns 0; throws Error for bad input.
+int analyseIsi(const IsiCommandOptions& options, std::ostream& out);
+
 /// Text of `spikesim info MODEL`: paths, types, shapes and attributes by kind and family.
 std::string describeModel(const std::string& modelPath);
 /// Runs `spikesim run`; prints the one-line summary to `out`, progress to `err`. Returns 0.

@@ -43,7 +43,7 @@ int main(int argc, char** argv)
         ->check(CLI::Range(1e-6, 1e6));
 
     spike::app::FiCommandOptions fi;
-    auto* analyse = app.add_subcommand("analyse", "Measure a model: f-I curve (fi)");
+    auto* analyse = app.add_subcommand("analyse", "Measure a model: f-I curve (fi), spike statistics (isi)");
     analyse->require_subcommand(1);
     auto* fiCmd = analyse->add_subcommand("fi", "f-I curve of a neuron module as CSV");
     analyse->add_option("MODEL", fi.model, "Model file (.json)")->required();
@@ -55,6 +55,18 @@ int main(int argc, char** argv)
                                          "Measured steps per current (default: 1 s / dt)");
     fiCmd->add_option("--warmup", fi.warmupSteps, "Steps run first and not counted (default 0)");
     fiCmd->add_option("--out", fi.outPath, "CSV file to write (default: the CSV on stdout)");
+    spike::app::IsiCommandOptions isi;
+    auto* isiCmd = analyse->add_subcommand(
+        "isi", "Spike statistics of a recorded population: ISI histogram as CSV, rates, CV, Fano");
+    isiCmd->add_option("--record", isi.record, "The spiking output, PATH.spikes (e.g. E.spikes)")
+        ->required();
+    isiCmd->add_option("--steps", isi.steps, "Steps to run from the model's state, zero input")
+        ->required();
+    isiCmd->add_option("--bins", isi.bins, "ISI histogram bins (default 50)");
+    isiCmd->add_option("--window", isi.window, "Fano factor window in steps (default: 100 ms)");
+    isiCmd->add_option("--backend", isi.backend, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    isiCmd->add_option("--out", isi.outPath, "CSV file to write (default: the CSV on stdout)");
 
     try {
         app.parse(argc, argv);
@@ -67,6 +79,10 @@ int main(int argc, char** argv)
         if (analyse->parsed()) {
             if (fiStepsOpt->count() > 0) {
                 fi.steps = fiSteps;
+            }
+            if (isiCmd->parsed()) {
+                isi.model = fi.model;
+                return spike::app::analyseIsi(isi, std::cout);
             }
             return spike::app::analyseFi(fi, std::cout);
         }

@@ -1,7 +1,10 @@
 // `spikesim analyse MODEL fi`, driven as a user would (QProcess): the CSV equals an in-process
 // engine::fiCurve() number for number, the summary names the rheobase, no --out prints the CSV,
-// and every bad input exits 1 with one line naming it and leaves no file behind.
+// and every bad input exits 1 with one line naming it and leaves no file behind. `spikesim analyse
+// MODEL isi`: the ISI histogram CSV equals engine::spikeStatistics of the same run in process.
 #include "engine/analysis/fi_curve.hpp"
+#include "engine/analysis/spike_statistics.hpp"
+#include "engine/runtime/headless_run.hpp"
 #include "engine/io/model_io.hpp"
 
 #include "tests/spikesim_process.hpp"
@@ -144,6 +147,74 @@ private slots:
             runSpikesim({"analyse", dir.filePath("none.json"), "fi", "--current", "0:1:5"});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY2(missing.err.contains("none.json"), qPrintable(missing.err));
+    }
+
+    void isiCsvEqualsTheEngine()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("isi.csv");
+        const QString model = spike::tests::exampleModel("poisson_feedforward.json");
+        const Outcome o = runSpikesim({"analyse", model, "isi", "--record", "layer.spikes", "--steps",
+                                       "5000", "--bins", "20", "--backend", "cpu", "--out", csv});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains("spike statistics of layer.spikes (20 neurons, 5000 steps of 0.001 s)"),
+                 qPrintable(o.out));
+        QVERIFY2(o.out.contains("Fano factor") && o.out.contains("windows of 100 steps"), qPrintable(o.out));
+        std::ifstream f(csv.toStdString());
+        std::stringstream text;
+        text << f.rdbuf();
+        const auto table = rows(text.str());
+        QCOMPARE(table.size(), std::size_t{21});
+        QCOMPARE(table[0], (std::vector<std::string>{"isi_start_s", "isi_end_s", "count"}));
+
+        // The same run in process: the model's own seeds make it the same spikes.
+        const auto root = loadModel(model.toStdString());
+        HeadlessRunOptions runOptions;
+        runOptions.backend = BackendKind::Cpu;
+        HeadlessRun run(*root, runOptions);
+        const auto infos = run.record({{"layer", "spikes", {}}});
+        const HeadlessRunResult r = run.run(nullptr, 5000);
+        SpikeStatisticsOptions options;
+        options.bins = 20;
+        const SpikeStatistics s = spikeStatistics(r.recordings[0].data(), 5000, infos[0].width,
+                                                  root->timeStep(), options);
+        QVERIFY(s.intervals > 500);
+        double total = 0.0;
+        for (std::size_t k = 0; k < 20; ++k) {
+            QCOMPARE(std::stod(table[k + 1][0]), s.isiHistogram.edges[k]);
+            QCOMPARE(std::stod(table[k + 1][1]), s.isiHistogram.edges[k + 1]);
+            QCOMPARE(std::stod(table[k + 1][2]), s.isiHistogram.counts[k]);
+            total += s.isiHistogram.counts[k];
+        }
+        QCOMPARE(total, static_cast<double>(s.intervals));
+        QVERIFY2(o.out.contains(QString::number(s.intervals) + " intervals"), qPrintable(o.out));
+    }
+
+    void isiBadInputExitsOneWithAMessage()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("isi.csv");
+        const QString model = spike::tests::exampleModel("cuba_network.json");
+        struct Case {
+            QStringList args;
+            QString says;
+        };
+        const std::vector<Case> cases = {
+            {{"--record", "E.v", "--steps", "10"}, "E.v is not a spiking output"},
+            {{"--record", "E", "--steps", "10"}, "expected PATH.spikes"},
+            {{"--record", "X.spikes", "--steps", "10"}, "--record: "},
+            {{"--record", "E.spikes", "--steps", "0"}, "--steps must be at least 1"},
+            {{"--record", "E.spikes", "--steps", "10", "--bins", "0"}, "--bins must be 1 to 100000"},
+            {{"--record", "E.spikes", "--steps", "10", "--window", "-3"}, "--window must not be negative"},
+        };
+        for (const Case& c : cases) {
+            const Outcome o =
+                runSpikesim(QStringList{"analyse", model, "isi"} + c.args + QStringList{"--out", csv});
+            QVERIFY2(o.exitCode == 1, qPrintable(c.args.join(' ')));
+            QVERIFY2(o.err.contains(c.says), qPrintable(c.args.join(' ') + " -> " + o.err));
+            QVERIFY2(o.err.count('\n') == 1, qPrintable(o.err));
+            QVERIFY(!QFile::exists(csv));
+        }
     }
 };
 
