@@ -54,6 +54,7 @@ private slots:
     void freezeKeepsDataUntilUnfrozen();
     void readoutNamesNearestTrace();
     void readoutGivesDensityStatistics();
+    void voltTracesReadInMillivolts();
     void mouseMoveShowsCursorReadout();
     void thresholdLinesPerMode();
     void userValueRangeSurvivesUpdates();
@@ -397,6 +398,30 @@ void TestTracePlot::readoutGivesDensityStatistics()
     QVERIFY2(text.contains(QStringLiteral("t = 10 ms")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("mean 49.5 mV")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("min 0, max 99 mV")), qPrintable(text));
+}
+
+void TestTracePlot::voltTracesReadInMillivolts()
+{
+    // An equation model records v in SI: the stored values stay volts, the reading is mV.
+    LIF layer(12, 12);
+    Pane pane;
+    auto series = makeSeries(20, 3, [](std::int64_t, std::int64_t n) { return -0.070 + 0.005 * static_cast<double>(n); });
+    series.units = "volt";
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("v"), series, false, {4, 9, 11});
+    QCOMPARE(pane.plot.yAxis->label(), QStringLiteral("v [mV]"));
+    QVERIFY(std::abs(pane.plot.graph(1)->data()->at(3)->value - (-0.065)) < 1e-7);  // data untouched
+    const QString near = pane.plot.readoutAt(3.0, -0.0651);
+    QVERIFY2(near.contains(QStringLiteral("n9: -65 mV")), qPrintable(near));
+    pane.plot.yAxis->setRange(-0.0725, -0.0575);
+    pane.plot.replot();
+    const QVector<QString> labels = pane.plot.yAxis->tickVectorLabels();
+    QVERIFY2(labels.contains(QStringLiteral("-70")) && labels.contains(QStringLiteral("-60")),
+             qPrintable(QStringList(labels.begin(), labels.end()).join(',')));
+    // Other units read as they are.
+    series.units = "mV";
+    pane.plot.showTraces(spike::ui::traceSourceOf(layer), QString(), QStringLiteral("vmem"), series, false, {4, 9, 11});
+    QCOMPARE(pane.plot.yAxis->label(), QStringLiteral("vmem [mV]"));
+    QVERIFY(pane.plot.readoutAt(3.0, -0.0651).contains(QStringLiteral("n9: -0.065 mV")));
 }
 
 void TestTracePlot::mouseMoveShowsCursorReadout()

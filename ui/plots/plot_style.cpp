@@ -76,6 +76,17 @@ void fitText(QObject& holder, const QFont& font, int width, const QString& shown
 
 }  // namespace
 
+std::pair<QString, double> displayUnit(const QString& units)
+{
+    if (units == QLatin1String("volt") || units == QLatin1String("V")) {
+        return {QStringLiteral("mV"), 1e3};
+    }
+    if (units == QLatin1String("second") || units == QLatin1String("s")) {
+        return {QStringLiteral("ms"), 1e3};
+    }
+    return {units, 1.0};
+}
+
 QCPTextElement* setUpTimePlot(QCustomPlot& plot, const QString& title)
 {
     plot.setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

@@ -10,6 +10,8 @@
 
 #include <qcustomplot.h>
 
+#include <utility>
+
 namespace spike::ui {
 
 /// Left margin [px] of every time plot's axis rect: room for the value axis and its label.
@@ -62,6 +64,29 @@ private:
     QCPAxis* m_axis;  ///< owns this ticker (through a shared pointer)
     double m_step = 1.0;
 };
+
+/// Value-axis ticks of a quantity stored in SI units but read in a prefixed one: ticks are
+/// placed on the stored values as QCPAxisTicker places them and labelled `scale` times their
+/// value (-0.075 V reads "-75" on an axis labelled [mV]); the data are never rescaled.
+class ScaledTicker : public QCPAxisTicker {
+public:
+    void setScale(double scale) { m_scale = scale; }
+    double scale() const { return m_scale; }
+
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override
+    {
+        return QCPAxisTicker::getTickLabel(tick * m_scale, locale, formatChar, precision);
+    }
+
+private:
+    double m_scale = 1.0;
+};
+
+/// The unit a trace in `units` is read in, and the factor from the stored values to it: volt
+/// reads as mV and second as ms (x 1000), the scales neuron models live on; any other unit as
+/// it is (x 1).
+std::pair<QString, double> displayUnit(const QString& units);
 
 /// `text` broken at spaces into lines no wider than `width` px in `font`; a single word wider
 /// than that keeps its own line, elided at the right.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <variant>
 
 namespace spike::ui {
@@ -46,6 +47,8 @@ TracePlot::TracePlot(QWidget* parent) : QCustomPlot(parent)
     legend->setWrap(kMaxLegendEntries / 2);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     yAxis->setLabel(tr("membrane potential"));
+    m_valueTicker = QSharedPointer<ScaledTicker>::create();
+    yAxis->setTicker(m_valueTicker);
     // As many legend columns as whole entries fit across the pane (never squeezed to "n n n").
     connect(this, &QCustomPlot::beforeReplot, this, [this] {
         if (!m_legendInLayout || legend->itemCount() == 0) {
@@ -157,7 +160,7 @@ void TracePlot::setValueRange(double low, double high)
 
 QString TracePlot::unitsSuffix() const
 {
-    return m_units.isEmpty() ? QString() : QLatin1Char(' ') + m_units;
+    return m_displayUnits.isEmpty() ? QString() : QLatin1Char(' ') + m_displayUnits;
 }
 
 void TracePlot::showEmpty(const QString& title, const QString& explanation, const QString& valueLabel)
@@ -314,6 +317,8 @@ void TracePlot::showTraces(const TraceSource& source, const QString& path,
     m_t0Ms = series.tStart * m_time.perSecond;
     m_firstStep = series.dt > 0.0 ? std::llround(series.tStart / series.dt) : 0;
     m_units = QString::fromStdString(series.units);
+    std::tie(m_displayUnits, m_displayScale) = displayUnit(m_units);
+    m_valueTicker->setScale(m_displayScale);
     const bool dense = width > kMaxTraces;
 
     removeThresholds();
@@ -379,7 +384,7 @@ void TracePlot::showTraces(const TraceSource& source, const QString& path,
     setToolTip(tr("%1 of %2 (%3)").arg(signal, where, source.className));
     updateTitle();
     xAxis->setLabel(m_time.label());
-    yAxis->setLabel(m_units.isEmpty() ? signal : tr("%1 [%2]").arg(signal, m_units));
+    yAxis->setLabel(m_displayUnits.isEmpty() ? signal : tr("%1 [%2]").arg(signal, m_displayUnits));
     replot(rpQueuedReplot);
 }
 
@@ -427,10 +432,10 @@ QString TracePlot::readoutAt(double timeMs, double value) const
     if (densityMode()) {
         const int column = m_density.columnOfStep(step);
         text += tr("\nmean %1%2\nmin %3, max %4%2")
-                    .arg(m_density.columnMean(column), 0, 'g', 4)
+                    .arg(m_density.columnMean(column) * m_displayScale, 0, 'g', 4)
                     .arg(units)
-                    .arg(m_density.columnMin(column), 0, 'g', 4)
-                    .arg(m_density.columnMax(column), 0, 'g', 4);
+                    .arg(m_density.columnMin(column) * m_displayScale, 0, 'g', 4)
+                    .arg(m_density.columnMax(column) * m_displayScale, 0, 'g', 4);
         return text;
     }
     const QCPGraph* nearest = nullptr;
@@ -446,7 +451,7 @@ QString TracePlot::readoutAt(double timeMs, double value) const
         }
     }
     if (nearest != nullptr) {
-        text += tr("\n%1: %2%3").arg(nearest->name()).arg(nearestValue, 0, 'g', 5).arg(units);
+        text += tr("\n%1: %2%3").arg(nearest->name()).arg(nearestValue * m_displayScale, 0, 'g', 5).arg(units);
     }
     return text;
 }

@@ -189,7 +189,10 @@ private:
     double m_t0Ms = 0.0;
     TimeAxis m_time;
     double m_dtMs = 1.0;  ///< one step on the time axis (ms, or 1 for steps)
-    QString m_units;
+    QString m_units;         ///< the series' units (SI for equation models)
+    QString m_displayUnits;  ///< what the value axis and the readout say (mV for volt)
+    double m_displayScale = 1.0;  ///< stored value -> displayed value
+    QSharedPointer<ScaledTicker> m_valueTicker;
 
     // Line view.
     std::vector<QCPGraph*> m_lines;
