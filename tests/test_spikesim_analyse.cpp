@@ -47,6 +47,27 @@ std::vector<std::vector<std::string>> rows(const std::string& text)
     return out;
 }
 
+/// A bad command line and the words its one-line error must contain.
+struct BadCase {
+    QStringList args;
+    QString says;
+};
+
+/// Each case, as `spikesim analyse MODEL COMMAND ARGS --out CSV`, exits 1 with one line on
+/// stderr containing its words and leaves no CSV behind.
+void expectExitOne(const QString& model, const QString& command, const std::vector<BadCase>& cases,
+                   const QString& csv)
+{
+    for (const BadCase& c : cases) {
+        const Outcome o =
+            runSpikesim(QStringList{"analyse", model, command} + c.args + QStringList{"--out", csv});
+        QVERIFY2(o.exitCode == 1, qPrintable(c.args.join(' ')));
+        QVERIFY2(o.err.contains(c.says), qPrintable(c.args.join(' ') + " -> " + o.err));
+        QVERIFY2(o.err.count('\n') == 1, qPrintable(o.err));
+        QVERIFY(!QFile::exists(csv));
+    }
+}
+
 }  // namespace
 
 class TestSpikesimAnalyse : public QObject {
@@ -119,11 +140,7 @@ private slots:
         QTemporaryDir dir;
         const QString csv = dir.filePath("fi.csv");
         const QString model = example();
-        struct Case {
-            QStringList args;
-            QString says;
-        };
-        const std::vector<Case> cases = {
+        const std::vector<BadCase> cases = {
             {{"--node", "lif", "--current", "0:1:0"}, "count 0"},
             {{"--node", "lif", "--current", "0:1:1000000000"}, "count 1000000000 is out of range"},
             {{"--node", "lif", "--current", "1:0:5"}, "empty"},
@@ -135,14 +152,7 @@ private slots:
             {{"--node", "current", "--current", "0:1:5"}, "no spikes output"},
             {{"--current", "0:1:5"}, "choose a neuron module with --node"},
         };
-        for (const Case& c : cases) {
-            const Outcome o =
-                runSpikesim(QStringList{"analyse", model, "fi"} + c.args + QStringList{"--out", csv});
-            QVERIFY2(o.exitCode == 1, qPrintable(c.args.join(' ')));
-            QVERIFY2(o.err.contains(c.says), qPrintable(c.args.join(' ') + " -> " + o.err));
-            QVERIFY2(o.err.count('\n') == 1, qPrintable(o.err));
-            QVERIFY(!QFile::exists(csv));
-        }
+        expectExitOne(model, "fi", cases, csv);
         const Outcome missing =
             runSpikesim({"analyse", dir.filePath("none.json"), "fi", "--current", "0:1:5"});
         QCOMPARE(missing.exitCode, 1);
@@ -195,11 +205,7 @@ private slots:
         QTemporaryDir dir;
         const QString csv = dir.filePath("isi.csv");
         const QString model = spike::tests::exampleModel("cuba_network.json");
-        struct Case {
-            QStringList args;
-            QString says;
-        };
-        const std::vector<Case> cases = {
+        const std::vector<BadCase> cases = {
             {{"--record", "E.v", "--steps", "10"}, "E.v is not a spiking output"},
             {{"--record", "E", "--steps", "10"}, "expected PATH.spikes"},
             {{"--record", "X.spikes", "--steps", "10"}, "--record: "},
@@ -207,14 +213,7 @@ private slots:
             {{"--record", "E.spikes", "--steps", "10", "--bins", "0"}, "--bins must be 1 to 100000"},
             {{"--record", "E.spikes", "--steps", "10", "--window", "-3"}, "--window must not be negative"},
         };
-        for (const Case& c : cases) {
-            const Outcome o =
-                runSpikesim(QStringList{"analyse", model, "isi"} + c.args + QStringList{"--out", csv});
-            QVERIFY2(o.exitCode == 1, qPrintable(c.args.join(' ')));
-            QVERIFY2(o.err.contains(c.says), qPrintable(c.args.join(' ') + " -> " + o.err));
-            QVERIFY2(o.err.count('\n') == 1, qPrintable(o.err));
-            QVERIFY(!QFile::exists(csv));
-        }
+        expectExitOne(model, "isi", cases, csv);
     }
 };
 
