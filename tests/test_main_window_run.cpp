@@ -555,7 +555,7 @@ private Q_SLOTS:
         QCOMPARE(w.selectedModulePath(), QStringLiteral("1"));  // first module with a membrane
         QVERIFY(w.runSteps(40));
         QCOMPARE(w.tracePlot()->graphCount(), 3);
-        QCOMPARE(w.tracePlot()->yAxis->label(), QStringLiteral("v [V]"));
+        QCOMPARE(w.tracePlot()->yAxis->label(), QStringLiteral("v [mV]"));
         const auto& v = w.lastRecording()->at("1").at("v");
         QCOMPARE(w.tracePlot()->graph(2)->data()->at(7)->value, static_cast<double>(v.data[7 * 3 + 2]));
         QCOMPARE(w.tracePlot()->thresholdLineCount(), 1);
