@@ -10,6 +10,7 @@
 #include "engine/analysis/spike_statistics.hpp"
 #include "engine/runtime/headless_run.hpp"
 #include "engine/io/model_io.hpp"
+#include "engine/nir/nir_import.hpp"
 #include "engine/tensor/error.hpp"
 
 #include <unistd.h>
@@ -83,7 +84,7 @@ int analyseFi(const FiCommandOptions& options, std::ostream& out)
         throw Error("--out " + options.outPath + " is a folder; give a file name (fi.csv)");
     }
 
-    const auto root = engine::loadModel(options.model);
+    const auto root = engine::nir::loadAnyModel(options.model, options.nir);
     const engine::Module* node = nullptr;
     try {
         node = &root->getSubmodule(options.node);
@@ -148,7 +149,7 @@ int analyseIsi(const IsiCommandOptions& options, std::ostream& out)
         throw Error("--window must not be negative, got " + std::to_string(options.window));
     }
 
-    const auto root = engine::loadModel(options.model);
+    const auto root = engine::nir::loadAnyModel(options.model, options.nir);
     engine::HeadlessRunOptions runOptions;
     runOptions.backend = engine::parseBackendKind(options.backend);
     runOptions.steps = options.steps;

@@ -2,6 +2,7 @@
 #include "app/spikesim_commands.hpp"
 
 #include "engine/io/model_io.hpp"
+#include "engine/nir/nir_import.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/probeable_tree.hpp"
@@ -174,11 +175,18 @@ std::pair<std::string, std::string> splitKey(const std::string& key)
 
 }  // namespace
 
-std::string describeModel(const std::string& modelPath)
+std::string describeModel(const std::string& modelPath, const engine::nir::NirImportOptions& nir)
 {
-    const auto root = engine::loadModel(modelPath);
+    std::vector<std::string> notes;
+    const auto root = engine::nir::loadAnyModel(modelPath, nir, &notes);
     std::ostringstream os;
     os << "Model " << modelPath << "\n";
+    if (engine::nir::isNirPath(modelPath)) {
+        os << "NIR graph, discretised with dt " << nir.dt << " s, " << nir.discretisation << "\n";
+        for (const auto& note : notes) {
+            os << "note: " << note << "\n";
+        }
+    }
     std::int64_t parameterCount = 0;
     for (const auto& [key, t] : root->namedParameters()) {
         parameterCount += t.numel();
@@ -208,7 +216,11 @@ std::string describeModel(const std::string& modelPath)
 int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
 {
     namespace fs = std::filesystem;
-    auto root = engine::loadModel(options.model);
+    std::vector<std::string> notes;
+    auto root = engine::nir::loadAnyModel(options.model, options.nir, &notes);
+    for (const auto& note : notes) {
+        err << "spikesim: note: " << note << "\n";
+    }
 
     if (!options.stateDict.empty()) {
         const auto dict = engine::loadStateDictFolder(options.stateDict);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/core/module.hpp"
+#include "engine/nir/nir_import.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,7 @@ struct RunOptions {
     std::string backend = "auto";  ///< auto | cpu | cuda (the executor path)
     double realtime = 0.0;         ///< > 0: pace to this many simulated seconds per wall second
     bool backendGiven = false;     ///< --backend appeared on the command line
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation for a .nir model
 };
 
 /// Options of `spikesim analyse MODEL fi`.
@@ -36,6 +38,7 @@ struct FiCommandOptions {
     std::optional<std::int64_t> steps;  ///< measured steps; default 1 s / dt
     std::int64_t warmupSteps = 0;
     std::string outPath;                ///< CSV file; "" writes the CSV to the output stream
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation for a .nir model
 };
 
 /// Runs `spikesim analyse MODEL fi` (spikesim_analyse.cpp): writes the CSV (current, rate_hz,
@@ -52,6 +55,7 @@ struct IsiCommandOptions {
     std::int64_t window = 0;   ///< Fano window [steps]; 0: 100 ms
     std::string backend = "auto";
     std::string outPath;       ///< CSV file; "" writes the CSV to the output stream
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation for a .nir model
 };
 
 /// Runs `spikesim analyse MODEL isi` (spikesim_analyse.cpp): runs the model for options.steps
@@ -60,8 +64,22 @@ struct IsiCommandOptions {
 /// CSV itself on `out` without --out. Returns 0; throws Error for bad input.
 int analyseIsi(const IsiCommandOptions& options, std::ostream& out);
 
-/// Text of `spikesim info MODEL`: paths, types, shapes and attributes by kind and family.
-std::string describeModel(const std::string& modelPath);
+/// Text of `spikesim info MODEL`: paths, types, shapes and attributes by kind and family (for
+/// a .nir model, also its NIR version and what the import adapted).
+std::string describeModel(const std::string& modelPath,
+                          const engine::nir::NirImportOptions& nir = {});
+
+/// Options of `spikesim convert IN OUT`.
+struct ConvertOptions {
+    std::string input;   ///< .nir or .json
+    std::string output;  ///< .json or .nir (the other format, or the same to normalise)
+    engine::nir::NirImportOptions nir;  ///< how a .nir input is discretised
+};
+
+/// Runs `spikesim convert` (spikesim_convert.cpp): reads IN in its format and writes OUT in the
+/// format its extension names. What NIR cannot hold is listed on `err`, one "left out:" line
+/// per module path, before the file is written; import notes likewise. Returns 0; throws Error.
+int convertModel(const ConvertOptions& options, std::ostream& out, std::ostream& err);
 /// Runs `spikesim run`; prints the one-line summary to `out`, progress to `err`. Returns 0.
 /// Networks, --backend and --realtime run through an executor (runOnExecutor); other models
 /// with batched input or nested recordings through Module::evolve().

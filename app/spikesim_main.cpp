@@ -13,16 +13,36 @@
 
 int main(int argc, char** argv)
 {
-    CLI::App app{"spikesim: run SpikeStudio models without the GUI"};
+    CLI::App app{"spikesim: run SpikeStudio models (JSON or NIR) without the GUI"};
     app.require_subcommand(1);
+
+    // How a .nir model (continuous time) is discretised: every command that reads a model.
+    spike::engine::nir::NirImportOptions nir;
+    const auto nirOptions = [&nir](CLI::App* cmd) {
+        cmd->add_option("--dt", nir.dt, "Time step [s] for a .nir model (default 1e-3)")
+            ->check(CLI::Range(1e-9, 1e3));
+        cmd->add_option("--discretisation", nir.discretisation,
+                        "How a .nir model's neurons integrate: euler (NIR's reference, Norse, "
+                        "snnTorch; default) or exact (Rockpool's exponential decay)")
+            ->check(CLI::IsMember(spike::engine::nir::discretisations()));
+    };
 
     std::string infoModel;
     auto* info = app.add_subcommand("info", "Print a model's module tree and attributes");
-    info->add_option("MODEL", infoModel, "Model file (.json)")->required();
+    info->add_option("MODEL", infoModel, "Model file (.json or .nir)")->required();
+    nirOptions(info);
+
+    spike::app::ConvertOptions convert;
+    auto* convertCmd = app.add_subcommand(
+        "convert", "Convert a model between the JSON model format and NIR (by the file names)");
+    convertCmd->add_option("IN", convert.input, "Model file to read (.json or .nir)")->required();
+    convertCmd->add_option("OUT", convert.output, "File to write (.nir or .json)")->required();
+    nirOptions(convertCmd);
 
     spike::app::RunOptions run;
     auto* runCmd = app.add_subcommand("run", "Evolve a model and write recordings as .npy");
-    runCmd->add_option("MODEL", run.model, "Model file (.json)")->required();
+    runCmd->add_option("MODEL", run.model, "Model file (.json or .nir)")->required();
+    nirOptions(runCmd);
     runCmd->add_option("--steps", run.steps, "Number of time steps (default: the input's length)")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000000}));
     runCmd->add_option("--input", run.input, "Input .npy, (T, Nin) or (B, T, Nin); default zeros");
@@ -46,7 +66,8 @@ int main(int argc, char** argv)
     auto* analyse = app.add_subcommand("analyse", "Measure a model: f-I curve (fi), spike statistics (isi)");
     analyse->require_subcommand(1);
     auto* fiCmd = analyse->add_subcommand("fi", "f-I curve of a neuron module as CSV");
-    analyse->add_option("MODEL", fi.model, "Model file (.json)")->required();
+    analyse->add_option("MODEL", fi.model, "Model file (.json or .nir)")->required();
+    nirOptions(analyse);
     fiCmd->add_option("--node", fi.node, "Dotted path of the neuron module (default: the root)");
     fiCmd->add_option("--current", fi.current, "Constant input currents START:STOP:COUNT")
         ->required();
@@ -75,6 +96,9 @@ int main(int argc, char** argv)
     }
 
     run.backendGiven = backendOpt->count() > 0;
+    run.nir = nir;
+    fi.nir = nir;
+    convert.nir = nir;
     try {
         if (analyse->parsed()) {
             if (fiStepsOpt->count() > 0) {
@@ -82,13 +106,17 @@ int main(int argc, char** argv)
             }
             if (isiCmd->parsed()) {
                 isi.model = fi.model;
+                isi.nir = nir;
                 return spike::app::analyseIsi(isi, std::cout);
             }
             return spike::app::analyseFi(fi, std::cout);
         }
         if (info->parsed()) {
-            std::cout << spike::app::describeModel(infoModel);
+            std::cout << spike::app::describeModel(infoModel, nir);
             return 0;
+        }
+        if (convertCmd->parsed()) {
+            return spike::app::convertModel(convert, std::cout, std::cerr);
         }
         return spike::app::runModel(run, std::cout, std::cerr);
     } catch (const spike::engine::Error& e) {
