@@ -20,12 +20,17 @@ std::vector<std::string> NeuronLayer::recordableSignals() const
     for (const auto& t : traces()) {
         out.push_back(t.name);
     }
-    out.emplace_back("spikes");
+    if (spikingOutput()) {
+        out.emplace_back("spikes");
+    }
     return out;
 }
 
 std::vector<PortSpec> NeuronLayer::outputPorts() const
 {
+    if (!spikingOutput()) {
+        return Module::outputPorts();
+    }
     return {PortSpec{"spikes", 0, sizeOut(), true}};
 }
 
@@ -166,7 +171,7 @@ Tensor NeuronLayer::evolveImpl(const TensorView& input, const Recorder& recorder
             recorder.record(offered[k].name, std::move(recorded[k]), offered[k].units, false);
         }
     }
-    if (recorder.wants("spikes")) {
+    if (spikingOutput() && recorder.wants("spikes")) {
         recorder.record("spikes", output, "", true);
     }
     return output;

@@ -3,8 +3,10 @@
 //
 // Owns what those populations share: the batch loop of evolve() (each batch element starts from
 // the stored states; afterwards the stored states are batch element 0's, as in Rockpool), the
-// (B, T, ...) recording of per-step traces and of the output spikes, the "scalar or per-neuron"
-// shape alternatives with their expansion into per-neuron arrays, and the time-step attribute.
+// (B, T, ...) recording of per-step traces and of the output spikes (a population that does not
+// spike, NIR's LI and Integrator, outputs a trace on the port "out" and records no "spikes"), the
+// "scalar or per-neuron" shape alternatives with their expansion into per-neuron arrays, and the
+// time-step attribute.
 // A subclass declares which States it carries (each with a working array), which traces it
 // offers, and runs the steps of one batch element in runBatch(). Invariants: the working arrays
 // hold one batch element's state only during evolveImpl(); stored States change only after the
@@ -27,9 +29,9 @@ namespace spike::engine {
 /// A population of stateful neurons evolved step by step, batch element by batch element.
 class NeuronLayer : public Module {
 public:
-    /// The traces() names in order, then "spikes" (the output).
+    /// The traces() names in order, then "spikes" (the output) when the output spikes.
     std::vector<std::string> recordableSignals() const override;
-    /// One output port, "spikes", covering all neurons.
+    /// One output port covering all neurons: "spikes", or "out" when the output does not spike.
     std::vector<PortSpec> outputPorts() const override;
     /// An allocation-free runner over this layer's working arrays (carriedStates(),
     /// prepareEvolve(), runBatch()); its traces are traces().
