@@ -106,6 +106,9 @@ std::unique_ptr<Module> buildUnlessChecking(Args&&... args)
 /// The layers and activations of the type table, in palette order (Linear ... Threshold).
 std::vector<ModuleTypeInfo> layerTypes();
 
+/// The neuron types NIR defines (nir_neuron_types.cpp): LI, Integrator, IF, NIRLIF, NIRCubaLIF.
+std::vector<ModuleTypeInfo> nirNeuronTypes();
+
 /// The equation-defined neuron types (equation_types.cpp): one per library model, then
 /// EquationNeuron (the user's own text).
 std::vector<ModuleTypeInfo> equationTypes();

@@ -425,6 +425,9 @@ const std::vector<ModuleTypeInfo>& moduleTypes()
          "(Brian2's CUBA benchmark)",
          false, {{"shape", {1}}}, createCubaLif, "neurons/cuba_lif.hpp", cubaLifEquations()},
     };
+    // LI ... NIRCubaLIF: the neuron types NIR defines (nir_neuron_types.cpp).
+    const std::vector<ModuleTypeInfo> nirNeurons = io_detail::nirNeuronTypes();
+    all.insert(all.end(), nirNeurons.begin(), nirNeurons.end());
     // Izhikevich ... EquationNeuron: the models written as equations (equation_types.cpp).
     const std::vector<ModuleTypeInfo> equationModels = io_detail::equationTypes();
     all.insert(all.end(), equationModels.begin(), equationModels.end());

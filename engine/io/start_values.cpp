@@ -23,6 +23,12 @@ const std::map<std::string, nlohmann::json>& table()
         // weight 1 lifts vmem about 3 thresholds with these time constants: one spike per step at
         // most keeps any input bounded (1 kHz at dt = 1 ms).
         {"LIF", {{"tau_mem", 0.02}, {"tau_syn", 0.005}, {"threshold", 1.0}, {"max_spikes_per_dt", 1}}},
+        // NIR's neurons take their input as a current: a spike of weight 0.08 moves v by
+        // dt * r * 0.08 (IF) or dt / tau * r * 0.08 (NIRLIF; NIRCubaLIF through i_syn), so r sets
+        // the gain. Ten 10 Hz inputs give about 8 Hz (IF), 10 Hz (NIRLIF, NIRCubaLIF).
+        {"IF", {{"r", 1000.0}}},
+        {"NIRLIF", {{"r", 50.0}}},
+        {"NIRCubaLIF", {{"r", 70.0}}},
         // Into a palette LIF: about 38 Hz (constant), 50 Hz bursts of 100 ms every 200 ms (pulses),
         // 0 to 80 Hz and back twice a second (sine).
         {"ConstantCurrent", {{"amplitude", 0.015}}},

@@ -249,6 +249,9 @@ std::map<std::string, std::vector<ConfigSetting>> settingsTable()
     t["LIF"] = lifSettings();
     t["LIFRefrac"] = {shapeSize("neurons", "Neurons in the layer (one input channel each)")};
     t["CUBALIF"] = {shapeSize("neurons", "Neurons in the layer (2 x neurons input channels: exc, then inh)")};
+    for (const auto& type : io_detail::nirNeuronTypes()) {
+        t[type.type] = {shapeSize("neurons", "Neurons in the layer (one input channel each)")};
+    }
     for (const auto& type : io_detail::equationTypes()) {
         t[type.type] = {shapeSize("neurons", "Neurons in the population (N input channels per input port)")};
     }
