@@ -1,6 +1,6 @@
 // spikestudio: the GUI. Composition only: parses the command line (QCommandLineParser), builds
 // the main window, opens MODEL (none, or one that fails to open: the start page, over an empty
-// network), optionally runs it (--run-steps N steps, or --run-for SECONDS of wall time with the
+// network; a NIR file through the window's import dialog), optionally runs it (--run-steps N steps, or --run-for SECONDS of wall time with the
 // plots live) at the size the last session left (--size WxH: that size; first start: 1400x900 or
 // the screen) and either runs the event loop, after offering to recover the work of a session
 // that crashed, or, with --screenshot, saves a picture of the whole window (--grab: of its canvas
@@ -10,6 +10,8 @@
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/plots/plot_panes.hpp"
 #include "ui/window/main_window.hpp"
+
+#include "engine/nir/nir_import.hpp"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -59,8 +61,8 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("MODEL"),
-        QStringLiteral("Model file (.json, or :/examples/NAME.json for a bundled one) to open; "
-                       "default: the start page (examples, recent files, New network)."),
+        QStringLiteral("Model file (.json, a NIR graph .nir, or :/examples/NAME.json for a bundled "
+                       "one) to open; default: the start page (examples, recent files, New network)."),
         QStringLiteral("[MODEL]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
@@ -158,12 +160,26 @@ int main(int argc, char** argv)
     }
     QString error;
     QString failure;  // title of what went wrong (opening or running); empty when nothing did
-    const bool openFailed = !positional.isEmpty() && !window.openModel(positional.front(), &error);
-    if (positional.isEmpty() || openFailed) {
+    // In a session a NIR file asks how to discretise it, as File ▸ Open does, over the start
+    // page (Cancel, or a failure in its own message box, leaves the page); a screenshot imports
+    // it with the engine's defaults (1 ms, forward Euler).
+    const bool askNir = !screenshot && !positional.isEmpty() &&
+                        spike::engine::nir::isNirPath(positional.front().toStdString());
+    const bool openFailed = !askNir && !positional.isEmpty() && !window.openModel(positional.front(), &error);
+    if (positional.isEmpty() || openFailed || askNir) {
         window.showStartPage();  // a recovered document (offerRecovery() below) leaves it
+    }
+    bool nirDeclined = false;
+    if (askNir) {
+        window.show();
+        window.openInteractively(positional.front());
+        nirDeclined = window.modelSource() != positional.front();
     }
     if (openFailed) {
         failure = QObject::tr("Could not open model");
+    } else if (nirDeclined) {
+        runSteps = 0;
+        runFor = 0.0;
     } else if (runSteps > 0) {
         window.stepsSpinBox()->setValue(runSteps);
         if (!window.runSteps(runSteps, &error)) {

@@ -224,6 +224,44 @@ bool DocumentFile::open(const QString& path, QString* error)
     return true;
 }
 
+bool DocumentFile::openNir(const QString& path, const engine::nir::NirImportOptions& options,
+                           QStringList* notes, QString* error)
+{
+    engine::nir::NirImport imported;
+    QString message;
+    runOffThread(tr("Opening %1").arg(QFileInfo(path).fileName()), [&] {
+        try {
+            imported = engine::nir::loadNir(nativePath(path), options);
+        } catch (const engine::Error& e) {
+            message = QString::fromStdString(e.what());  // the engine's messages start with the file name
+        } catch (const std::exception& e) {
+            message = path + QStringLiteral(": ") + QString::fromStdString(e.what());
+        }
+    });
+    if (message.isEmpty()) {
+        try {
+            m_document.reset(std::move(imported.root));
+        } catch (const engine::Error& e) {
+            message = path + QStringLiteral(": ") + QString::fromStdString(e.what());
+        }
+    }
+    if (!message.isEmpty()) {
+        setError(error, message);
+        return false;
+    }
+    if (notes != nullptr) {
+        notes->clear();
+        for (const std::string& note : imported.notes) {
+            notes->append(QString::fromStdString(note));
+        }
+    }
+    removeRecoveryFile();
+    m_changedSinceAutosave = false;
+    setFile({}, QFileInfo(path).fileName());  // untitled: Save asks for a .json name
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
 bool DocumentFile::writeTo(const QString& path, QString* error) const
 {
     const fs::path target(nativePath(path));

@@ -17,6 +17,8 @@
 
 #include "ui/document/graph_document.hpp"
 
+#include "engine/nir/nir_import.hpp"
+
 #include <QDateTime>
 #include <QList>
 #include <QObject>
@@ -93,6 +95,13 @@ public:
     /// repaints, timers run, clicks wait): a large model never freezes the window, and nothing
     /// can change the document meanwhile (runOffThread(), which tells the status bar).
     bool open(const QString& path, QString* error = nullptr);
+    /// Imports the NIR file at `path` (engine::nir::loadNir with `options`) into the document,
+    /// read on a worker thread as open() reads. The document opens untitled under the file's
+    /// name ("model.nir"), so Save asks for a JSON file and never writes over the .nir; the .nir
+    /// joins the recent files. On failure the document is untouched and *error is the engine's
+    /// one line. `notes` receives what the import adapted (renamed nodes, defaults filled in).
+    bool openNir(const QString& path, const engine::nir::NirImportOptions& options,
+                 QStringList* notes = nullptr, QString* error = nullptr);
     /// Whether the file at `path` opens as an untitled copy: it is read-only, or it is a bundled
     /// example (the same bytes as ":/examples/<its name>"), so that saving never overwrites it.
     static bool opensAsCopy(const QString& path);

@@ -16,18 +16,21 @@
 // Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
 // toolbar, file commands, close and recovery), main_window_run.cpp (run controls),
 // main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu),
-// main_window_start.cpp (the start page in the centre, before any model).
+// main_window_start.cpp (the start page in the centre, before any model), main_window_nir.cpp
+// (NIR files: import with its dialog, File ▸ Export ▸ NIR…).
 // Thread: GUI thread only.
 #pragma once
 
 #include "ui/document/graph_document.hpp"
 
 #include "engine/core/recording.hpp"
+#include "engine/nir/nir_import.hpp"
 
 #include <QElapsedTimer>
 #include <QList>
 #include <QMainWindow>
 #include <QString>
+#include <QStringList>
 
 #include <array>
 #include <memory>
@@ -83,6 +86,14 @@ public:
     /// the engine's message (file, JSON path, what was expected) in `error`, shows it in the
     /// status bar and keeps the current document.
     bool openModel(const QString& path, QString* error = nullptr);
+    /// Imports a NIR file (engine::nir::loadNir with `options`; docs/nir.md) as the document,
+    /// untitled under the file's name so that Save asks for a JSON file. On failure returns
+    /// false with the engine's one line in `error` and the status bar, keeping the current
+    /// document. `notes` receives what the import adapted (renamed nodes, defaults filled in),
+    /// which the status bar also counts. openModel() of a .nir path imports with the engine's
+    /// default options (1 ms, forward Euler).
+    bool openNir(const QString& path, const engine::nir::NirImportOptions& options,
+                 QString* error = nullptr, QStringList* notes = nullptr);
     /// Like openModel, from JSON text; `sourceName` names it in messages.
     bool openModelFromJson(const QByteArray& text, const QString& sourceName,
                            QString* error = nullptr);
@@ -208,6 +219,15 @@ public:
     StartPage* startPage() const { return m_startPage; }
 
     // ---- interactive helpers (dialogs) --------------------------------------------------------
+    /// Opens `path` the way File ▸ Open does after its file dialog (Open Recent, the start page
+    /// and `spikestudio FILE` in a session come here too): asks about unsaved changes; a .nir
+    /// file first asks how to discretise it (NirImportDialog; Cancel keeps the document) and
+    /// shows the import's notes, if any, in a box that does not block; failures in a message box.
+    void openInteractively(const QString& path);
+    /// File ▸ Export ▸ NIR…: exports the document's model (engine::nir::exportNir), lists what
+    /// NIR cannot hold (NirExportDialog: Export without them / Cancel), asks for a .nir file name
+    /// and writes it; failures in a message box. The document is not changed.
+    void exportNirInteractively();
     /// Asks about unsaved changes (Save / Discard / Cancel); true when it is fine to go on.
     bool maybeSave();
     /// Offers the recovery files of sessions that crashed (newest first), one dialog each.
@@ -248,7 +268,12 @@ private:
     void buildToolBar();
     void rebuildRecentMenu();
     void promptOpen();
-    void openInteractively(const QString& path);
+    /// Opens a path the user chose (after maybeSave()): a .nir through its dialog, failures in
+    /// a message box.
+    void openFileChosen(const QString& path);
+    // main_window_nir.cpp
+    /// openInteractively() of a .nir file, after maybeSave().
+    void openNirInteractively(const QString& path);
     bool saveInteractively();
     bool saveAsInteractively();
     void newInteractively();

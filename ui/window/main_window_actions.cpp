@@ -63,7 +63,7 @@ void MainWindow::buildActions()
     // File
     connect(makeAction(QStringLiteral("action.new"), tr("&New"), QKeySequence::New, tr("Start an empty network")),
             &QAction::triggered, this, &MainWindow::newInteractively);
-    connect(makeAction(QStringLiteral("action.open"), tr("&Open…"), QKeySequence::Open, tr("Open a SpikeStudio model file (.json)")),
+    connect(makeAction(QStringLiteral("action.open"), tr("&Open…"), QKeySequence::Open, tr("Open a SpikeStudio model (.json) or a NIR graph (.nir)")),
             &QAction::triggered, this, &MainWindow::promptOpen);
     connect(makeAction(QStringLiteral("action.save"), tr("&Save"), QKeySequence::Save, tr("Save the model to its file")),
             &QAction::triggered, this, &MainWindow::saveInteractively);
@@ -72,6 +72,9 @@ void MainWindow::buildActions()
     connect(makeAction(QStringLiteral("action.exportRecordings"), tr("&Export Recordings…"), {},
                        tr("Write every recorded series of the run as .npy files into a folder")),
             &QAction::triggered, this, &MainWindow::exportRecordingsInteractively);
+    connect(makeAction(QStringLiteral("action.exportNir"), tr("&NIR…"), {},
+                       tr("Write the model as a NIR graph (.nir) for other simulators and neuromorphic hardware")),
+            &QAction::triggered, this, &MainWindow::exportNirInteractively);
     QAction* quit = makeAction(QStringLiteral("action.quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit SpikeStudio"));
     quit->setMenuRole(QAction::QuitRole);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -200,6 +203,9 @@ void MainWindow::buildMenus()
     file->addAction(action(QStringLiteral("action.save")));
     file->addAction(action(QStringLiteral("action.saveAs")));
     file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("E&xport"));
+    exportMenu->setObjectName(QStringLiteral("menu.export"));
+    exportMenu->addAction(action(QStringLiteral("action.exportNir")));
     file->addAction(action(QStringLiteral("action.exportRecordings")));
     file->addSeparator();
     file->addAction(action(QStringLiteral("action.quit")));
@@ -354,6 +360,9 @@ void MainWindow::updateEditActions()
 
 bool MainWindow::openModel(const QString& path, QString* error)
 {
+    if (engine::nir::isNirPath(path.toStdString())) {
+        return openNir(path, engine::nir::NirImportOptions{}, error);
+    }
     QString message;
     if (!m_file->open(path, &message)) {
         statusBar()->showMessage(tr("Could not open %1: %2").arg(path, message));
@@ -411,21 +420,28 @@ void MainWindow::promptOpen()
     if (!maybeSave()) {
         return;
     }
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), m_lastDir,
-                                                      tr("SpikeStudio models (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open model"), m_lastDir,
+        tr("All models (*.json *.nir);;SpikeStudio models (*.json);;NIR files (*.nir);;All files (*)"));
     if (path.isEmpty()) {
         return;
     }
     m_lastDir = QFileInfo(path).absolutePath();
-    QString error;
-    if (!openModel(path, &error)) {
-        QMessageBox::warning(this, tr("Could not open model"), error);
-    }
+    openFileChosen(path);
 }
 
 void MainWindow::openInteractively(const QString& path)
 {
     if (!maybeSave()) {
+        return;
+    }
+    openFileChosen(path);
+}
+
+void MainWindow::openFileChosen(const QString& path)
+{
+    if (engine::nir::isNirPath(path.toStdString())) {
+        openNirInteractively(path);
         return;
     }
     QString error;
@@ -459,17 +475,26 @@ bool MainWindow::saveInteractively()
 
 bool MainWindow::saveAsInteractively()
 {
-    const QString start = m_file->filePath().isEmpty()
-                              ? QDir(m_lastDir).filePath(m_file->displayName().endsWith(QLatin1String(".json"))
-                                                             ? m_file->displayName()
-                                                             : m_file->displayName() + QStringLiteral(".json"))
-                              : m_file->filePath();
+    // An untitled document opened from "model.nir" proposes "model.json" beside it.
+    const QFileInfo shown(m_file->displayName());
+    const QString name = shown.suffix() == QLatin1String("json") ? shown.fileName()
+                         : shown.suffix().compare(QLatin1String("nir"), Qt::CaseInsensitive) == 0
+                             ? shown.completeBaseName() + QStringLiteral(".json")
+                             : shown.fileName() + QStringLiteral(".json");
+    const QString start = m_file->filePath().isEmpty() ? QDir(m_lastDir).filePath(name) : m_file->filePath();
     QString path = QFileDialog::getSaveFileName(this, tr("Save model as"), start, tr("SpikeStudio models (*.json)"));
     if (path.isEmpty()) {
         return false;
     }
     if (QFileInfo(path).suffix().isEmpty()) {
         path += QStringLiteral(".json");
+    }
+    if (engine::nir::isNirPath(path.toStdString())) {
+        // Save writes the JSON model format; a .nir name would hide JSON behind NIR's extension.
+        QMessageBox::warning(this, tr("Could not save"),
+                             tr("%1: Save writes a SpikeStudio model (.json); use File ▸ Export ▸ NIR… "
+                                "for a NIR file").arg(QDir::toNativeSeparators(path)));
+        return false;
     }
     m_lastDir = QFileInfo(path).absolutePath();
     QString error;
