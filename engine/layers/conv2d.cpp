@@ -22,15 +22,6 @@ std::string pair(Size2 v)
     return s;
 }
 
-/// Output extent along one axis, or <= 0 when the kernel does not fit the padded input.
-std::int64_t outExtent(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                       std::int64_t padding, std::int64_t dilation)
-{
-    const std::int64_t span = dilation * (kernel - 1) + 1;
-    const std::int64_t padded = in + 2 * padding;
-    return padded < span ? 0 : (padded - span) / stride + 1;
-}
-
 /// Checks the constructor arguments and returns the per-sample (H, W), resolving {0, 0}.
 Size2 resolveInputSize(std::int64_t in, std::int64_t out, Size2 kernel, Size2 stride,
                        Size2 padding, Size2 dilation, std::int64_t groups, Size2 inputSize)
@@ -67,7 +58,7 @@ Size2 resolveInputSize(std::int64_t in, std::int64_t out, Size2 kernel, Size2 st
                     "kernel fits), got " + pair(inputSize));
     }
     for (int a = 0; a < 2; ++a) {
-        if (outExtent(inputSize[a], kernel[a], stride[a], padding[a], dilation[a]) < 1) {
+        if (convOutputExtent(inputSize[a], kernel[a], stride[a], padding[a], dilation[a]) < 1) {
             throw Error("Conv2d: kernel " + pair(kernel) + " with dilation " + pair(dilation) +
                         " is larger than the padded input_size " +
                         pair({inputSize[0] + 2 * padding[0], inputSize[1] + 2 * padding[1]}));
@@ -89,8 +80,8 @@ Shape sampleOut(std::int64_t in, std::int64_t out, Size2 kernel, Size2 stride, S
                 Size2 dilation, std::int64_t groups, Size2 inputSize)
 {
     const Size2 hw = resolveInputSize(in, out, kernel, stride, padding, dilation, groups, inputSize);
-    return Shape{out, outExtent(hw[0], kernel[0], stride[0], padding[0], dilation[0]),
-                 outExtent(hw[1], kernel[1], stride[1], padding[1], dilation[1])};
+    return Shape{out, convOutputExtent(hw[0], kernel[0], stride[0], padding[0], dilation[0]),
+                 convOutputExtent(hw[1], kernel[1], stride[1], padding[1], dilation[1])};
 }
 
 /// GEMMs narrower than this many columns batch several samples together.
@@ -146,6 +137,77 @@ struct Im2col {
 
 }  // namespace
 
+std::int64_t convOutputExtent(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                              std::int64_t padding, std::int64_t dilation)
+{
+    const std::int64_t span = dilation * (kernel - 1) + 1;
+    const std::int64_t padded = in + 2 * padding;
+    return padded < span ? 0 : (padded - span) / stride + 1;
+}
+
+void convolve2d(const ConvGeometry& g, const float* input, std::int64_t batches, Size2 inputHW,
+                Size2 outputHW, const float* weight, const float* bias, float* out)
+{
+    const std::int64_t h = inputHW[0];
+    const std::int64_t w = inputHW[1];
+    const std::int64_t ho = outputHW[0];
+    const std::int64_t wo = outputHW[1];
+    const std::int64_t cg = g.inChannels / g.groups;
+    const std::int64_t og = g.outChannels / g.groups;
+    const std::int64_t kh = g.kernel[0];
+    const std::int64_t kw = g.kernel[1];
+    const std::int64_t k = cg * kh * kw;
+    const std::int64_t pixels = ho * wo;
+    const std::int64_t inPlane = h * w;
+    // Small images are batched: several samples' columns side by side make one wider GEMM
+    // (Eigen is far from its peak on a few dozen columns); the product then goes through a
+    // scratch block into each sample's rows.
+    const std::int64_t chunk =
+        pixels >= kWideGemm ? 1 : std::min(batches, (kWideGemm + pixels - 1) / pixels);
+    const bool direct = chunk == 1 && kh == 1 && kw == 1 && g.stride == Size2{1, 1} &&
+                        g.padding == Size2{0, 0};
+    const std::int64_t ld = chunk * pixels;  // row stride of the column and scratch buffers
+    const auto buffer = std::make_unique_for_overwrite<float[]>(
+        static_cast<std::size_t>((direct ? 0 : k * ld) + (chunk > 1 ? og * ld : 0)));
+    float* columns = buffer.get();
+    float* scratch = buffer.get() + (direct ? 0 : k * ld);
+    const Im2col im2col = direct ? Im2col(1, 1, 0, 0, {0, 0}, {1, 1}, {0, 0}, {1, 1})
+                                 : Im2col(h, w, ho, wo, g.kernel, g.stride, g.padding, g.dilation);
+    using StridedMatrix = Eigen::Map<Tensor::RowMatrix, 0, Eigen::OuterStride<>>;
+    using ConstStridedMatrix = Eigen::Map<const Tensor::RowMatrix, 0, Eigen::OuterStride<>>;
+
+    for (std::int64_t n0 = 0; n0 < batches; n0 += chunk) {
+        const std::int64_t nc = std::min(chunk, batches - n0);
+        for (std::int64_t gi = 0; gi < g.groups; ++gi) {
+            const auto source = [&](std::int64_t n) {
+                return input + (n * g.inChannels + gi * cg) * inPlane;
+            };
+            if (!direct) {
+                for (std::int64_t j = 0; j < nc; ++j) {
+                    im2col(source(n0 + j), cg, columns + j * pixels, ld);
+                }
+            }
+            const Eigen::Map<const Tensor::RowMatrix> wg(weight + gi * og * k, og, k);
+            const ConstStridedMatrix cols(direct ? source(n0) : columns, k, nc * pixels,
+                                          Eigen::OuterStride<>(direct ? pixels : ld));
+            StridedMatrix y(chunk > 1 ? scratch : out + (n0 * g.outChannels + gi * og) * pixels, og,
+                            nc * pixels, Eigen::OuterStride<>(chunk > 1 ? ld : pixels));
+            y.noalias() = wg * cols;
+            if (bias != nullptr) {
+                y.colwise() += Eigen::Map<const Eigen::VectorXf>(bias + gi * og, og);
+            }
+            if (chunk > 1) {
+                for (std::int64_t j = 0; j < nc; ++j) {
+                    for (std::int64_t o = 0; o < og; ++o) {
+                        std::copy_n(scratch + o * ld + j * pixels, pixels,
+                                    out + ((n0 + j) * g.outChannels + gi * og + o) * pixels);
+                    }
+                }
+            }
+        }
+    }
+}
+
 Conv2d::Conv2d(std::int64_t inChannels, std::int64_t outChannels, Size2 kernelSize, Size2 stride,
                Size2 padding, Size2 dilation, std::int64_t groups, bool bias, Size2 inputSize,
                const AttributeMap& initial)
@@ -184,7 +246,7 @@ Size2 Conv2d::outputSize(Size2 input) const
 {
     Size2 out{};
     for (int a = 0; a < 2; ++a) {
-        out[a] = outExtent(input[a], m_kernel[a], m_stride[a], m_padding[a], m_dilation[a]);
+        out[a] = convOutputExtent(input[a], m_kernel[a], m_stride[a], m_padding[a], m_dilation[a]);
         if (out[a] < 1) {
             throw Error(where() + ": kernel " + pair(m_kernel) + " with dilation " +
                         pair(m_dilation) + " is larger than the padded input " +
@@ -240,66 +302,11 @@ Tensor Conv2d::compute(const TensorView& input) const
     const std::int64_t h = input.dim(c0 + 1);
     const std::int64_t w = input.dim(c0 + 2);
     const Size2 outHW = outputSize({h, w});
-    const std::int64_t ho = outHW[0];
-    const std::int64_t wo = outHW[1];
-    Tensor out(rank == 4 ? Shape{batches, m_out, ho, wo} : Shape{m_out, ho, wo});
-
-    const std::int64_t cg = m_in / m_groups;
-    const std::int64_t og = m_out / m_groups;
-    const std::int64_t kh = m_kernel[0];
-    const std::int64_t kw = m_kernel[1];
-    const std::int64_t k = cg * kh * kw;
-    const std::int64_t pixels = ho * wo;
-    const std::int64_t inPlane = h * w;
-    // Small images are batched: several samples' columns side by side make one wider GEMM
-    // (Eigen is far from its peak on a few dozen columns); the product then goes through a
-    // scratch block into each sample's rows.
-    const std::int64_t chunk =
-        pixels >= kWideGemm ? 1 : std::min(batches, (kWideGemm + pixels - 1) / pixels);
-    const bool direct = chunk == 1 && kh == 1 && kw == 1 && m_stride == Size2{1, 1} &&
-                        m_padding == Size2{0, 0};
-    const std::int64_t ld = chunk * pixels;  // row stride of the column and scratch buffers
-    const auto buffer = std::make_unique_for_overwrite<float[]>(
-        static_cast<std::size_t>((direct ? 0 : k * ld) + (chunk > 1 ? og * ld : 0)));
-    float* columns = buffer.get();
-    float* scratch = buffer.get() + (direct ? 0 : k * ld);
-    const Im2col im2col = direct ? Im2col(1, 1, 0, 0, {0, 0}, {1, 1}, {0, 0}, {1, 1})
-                                 : Im2col(h, w, ho, wo, m_kernel, m_stride, m_padding, m_dilation);
-    const float* weight = value(m_weight).data();
-    const float* bias = m_hasBias ? value(m_bias).data() : nullptr;
-    using StridedMatrix = Eigen::Map<Tensor::RowMatrix, 0, Eigen::OuterStride<>>;
-    using ConstStridedMatrix = Eigen::Map<const Tensor::RowMatrix, 0, Eigen::OuterStride<>>;
-
-    for (std::int64_t n0 = 0; n0 < batches; n0 += chunk) {
-        const std::int64_t nc = std::min(chunk, batches - n0);
-        for (std::int64_t g = 0; g < m_groups; ++g) {
-            const auto source = [&](std::int64_t n) {
-                return input.data() + (n * m_in + g * cg) * inPlane;
-            };
-            if (!direct) {
-                for (std::int64_t j = 0; j < nc; ++j) {
-                    im2col(source(n0 + j), cg, columns + j * pixels, ld);
-                }
-            }
-            const Eigen::Map<const Tensor::RowMatrix> wg(weight + g * og * k, og, k);
-            const ConstStridedMatrix cols(direct ? source(n0) : columns, k, nc * pixels,
-                                          Eigen::OuterStride<>(direct ? pixels : ld));
-            StridedMatrix y(chunk > 1 ? scratch : out.data() + (n0 * m_out + g * og) * pixels, og,
-                            nc * pixels, Eigen::OuterStride<>(chunk > 1 ? ld : pixels));
-            y.noalias() = wg * cols;
-            if (bias != nullptr) {
-                y.colwise() += Eigen::Map<const Eigen::VectorXf>(bias + g * og, og);
-            }
-            if (chunk > 1) {
-                for (std::int64_t j = 0; j < nc; ++j) {
-                    for (std::int64_t o = 0; o < og; ++o) {
-                        std::copy_n(scratch + o * ld + j * pixels, pixels,
-                                    out.data() + ((n0 + j) * m_out + g * og + o) * pixels);
-                    }
-                }
-            }
-        }
-    }
+    Tensor out(rank == 4 ? Shape{batches, m_out, outHW[0], outHW[1]}
+                         : Shape{m_out, outHW[0], outHW[1]});
+    convolve2d({m_in, m_out, m_groups, m_kernel, m_stride, m_padding, m_dilation}, input.data(),
+               batches, {h, w}, outHW, value(m_weight).data(),
+               m_hasBias ? value(m_bias).data() : nullptr, out.data());
     return out;
 }
 

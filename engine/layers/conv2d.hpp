@@ -12,7 +12,8 @@
 //
 // Computed per group as GEMMs, weight (Og, Cg*kh*kw) x columns (Cg*kh*kw, Ho*Wo), one sample at
 // a time or, for small images, several side by side; one scratch buffer per call (im2col is
-// skipped for 1x1 kernels with stride 1 and no padding).
+// skipped for 1x1 kernels with stride 1 and no padding). That computation is convolve2d(),
+// which Conv1d (conv1d.hpp) runs as a 1 x k kernel over (C, 1, L).
 #pragma once
 
 #include "engine/layers/layer.hpp"
@@ -23,6 +24,30 @@ namespace spike::engine {
 
 /// A (height, width) pair of extents or steps.
 using Size2 = std::array<std::int64_t, 2>;
+
+/// Output extent of a convolution or pooling window along one axis, floor((in + 2 padding -
+/// dilation (kernel - 1) - 1) / stride) + 1, or 0 when the window does not fit the padded input.
+std::int64_t convOutputExtent(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                              std::int64_t padding, std::int64_t dilation = 1);
+
+/// What a 2-D convolution computes with, apart from its data (Conv2d's arguments; Conv1d's as
+/// a 1 x k kernel over (C, 1, L)).
+struct ConvGeometry {
+    std::int64_t inChannels = 1;
+    std::int64_t outChannels = 1;
+    std::int64_t groups = 1;
+    Size2 kernel{1, 1};
+    Size2 stride{1, 1};
+    Size2 padding{0, 0};
+    Size2 dilation{1, 1};
+};
+
+/// The convolution of the top comment: `input` (batches, C, H, W) with H, W = `inputHW`,
+/// `weight` (O, C / groups, kh, kw) and `bias` (O,) or nullptr, into `out` (batches, O, Ho, Wo)
+/// with Ho, Wo = `outputHW` (which the caller checked, see convOutputExtent). Allocates one
+/// scratch buffer per call.
+void convolve2d(const ConvGeometry& g, const float* input, std::int64_t batches, Size2 inputHW,
+                Size2 outputHW, const float* weight, const float* bias, float* out);
 
 class Conv2d : public Layer {
 public:
