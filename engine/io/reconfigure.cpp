@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -124,9 +125,12 @@ Tensor initialValue(const Module& m, const AttributeView& view)
 }
 
 /// The carried values of one pass for the non-derived attributes of `fresh`, keyed by name;
-/// notes for what did not carry unchanged (`prefix`: "0.conv1." or "").
+/// notes for what did not carry unchanged (`prefix`: "0.conv1." or ""). `carriedFirst`: the
+/// labels the Unchanged pass took (it adds them); the Reshaped pass takes every other one, also
+/// a State whose shape follows attributes carried first (Delay's ring, which has the old shape
+/// only once the old delays are set), which then carries unchanged by rule 1.
 AttributeMap carriedValues(const Module& old, const Module& fresh, const std::string& prefix, Pass pass,
-                           std::vector<std::string>& notes)
+                           std::vector<std::string>& notes, std::set<std::string>& carriedFirst)
 {
     AttributeMap out;
     for (const AttributeView& view : fresh.attributes()) {
@@ -157,8 +161,12 @@ AttributeMap carriedValues(const Module& old, const Module& fresh, const std::st
         if (oldTensor == nullptr || freshTensor == nullptr) {
             continue;
         }
-        if ((oldTensor->shape() == freshTensor->shape()) != (pass == Pass::Unchanged)) {
+        if (pass == Pass::Unchanged ? oldTensor->shape() != freshTensor->shape()
+                                    : carriedFirst.count(label) > 0) {
             continue;
+        }
+        if (pass == Pass::Unchanged) {
+            carriedFirst.insert(label);
         }
         const Tensor start = pass == Pass::Unchanged ? *freshTensor : initialValue(fresh, view);
         std::vector<std::string> note;
@@ -264,10 +272,12 @@ Reconfigured reconfigure(const Module& old, const nlohmann::json& config)
             }
         }
     }
+    std::set<std::string> carriedFirst;
     for (const Pass pass : {Pass::Unchanged, Pass::Reshaped}) {
         NestedAttributes changes;
         for (const auto& [path, from, to] : pairs) {
-            AttributeMap values = carriedValues(*from, *to, path.empty() ? "" : path + ".", pass, out.notes);
+            AttributeMap values =
+                carriedValues(*from, *to, path.empty() ? "" : path + ".", pass, out.notes, carriedFirst);
             if (!values.empty()) {
                 changes.emplace(path, std::move(values));
             }
