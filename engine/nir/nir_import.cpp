@@ -423,7 +423,16 @@ NirImport importNir(const NirFile& file, const std::string& sourceName,
     result.version = file.version;
     Context c{sourceName, options, &result.notes};
     GraphImporter root(c, file.graph, "");
-    result.root = root.build();
+    try {
+        result.root = root.build();
+    } catch (const Error& e) {
+        // What the engine refuses (a size past its limits) is said with the file too.
+        const std::string message = e.what();
+        if (message.rfind(sourceName + ": ", 0) == 0) {
+            throw;
+        }
+        throw Error(sourceName + ": " + message);
+    }
     return result;
 }
 
