@@ -487,6 +487,30 @@ private slots:
         }
     }
 
+    void ringStatesCarryWithTheirDelay()
+    {
+        // A State whose shape follows the delay (SparseProjection's pending deliveries, Delay's
+        // ring) carries unchanged, with its head, once the delay has carried.
+        SparseProjection p(4, 3, {{"delay", Tensor::scalar(3.0F)}, {"rule", std::string("probability")},
+                                  {"p", Tensor::scalar(1.0F)}});
+        const Tensor pre = uniformTensor(Shape{5, 4}, 7, 0, 1);
+        Tensor post(Shape{5, 3});
+        p.deliver(pre.data(), 4, 5, post.data(), 3);
+        QCOMPARE(p.tensor("pending_head").item(), 2.0F);
+        QVERIFY(!p.tensor("pending").flat().isZero());
+        const Reconfigured r = reconfigure(p, p.config());
+        QVERIFY2(r.notes.empty(), notesText(r).c_str());
+        spike::tests::compareTrees(*r.module, p);
+        // The carried ring delivers what the old one would have.
+        Tensor a(Shape{4, 3});
+        Tensor b(Shape{4, 3});
+        const Tensor quiet(Shape{4, 4});
+        p.deliver(quiet.data(), 4, 4, a.data(), 3);
+        dynamic_cast<SparseProjection&>(*r.module).deliver(quiet.data(), 4, 4, b.data(), 3);
+        QVERIFY(a.identical(b));
+        QVERIFY(!a.flat().isZero());
+    }
+
     void convKernelGrowsAroundTheOldBlock()
     {
         // Rank 4: weight (out, in, kh, kw); the old 3 x 3 taps stay at the top left of 5 x 4.

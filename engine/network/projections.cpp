@@ -371,9 +371,10 @@ void SparseProjection::attributesChanged()
 {
     const std::int64_t delay = delaySteps();
     const Shape ring = ringShape(delay, sizeTarget());
+    // A ring of the wrong shape is emptied; an empty ring reads the same from any row, so a head
+    // that fits it stays (one carried with the delay before the ring, as reconfigure() does).
     if (value(m_pending).shape() != ring) {
         stateRef(m_pending) = Tensor(ring);
-        stateRef(m_pendingHead) = Tensor::scalar(0.0F);
     }
     if (static_cast<std::int64_t>(value(m_pendingHead)[0]) >= std::max<std::int64_t>(delay, 1)) {
         stateRef(m_pendingHead) = Tensor::scalar(0.0F);
