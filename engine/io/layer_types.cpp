@@ -3,10 +3,16 @@
 #include "engine/io/factory_detail.hpp"
 
 #include "engine/layers/activations.hpp"
+#include "engine/layers/channelwise.hpp"
+#include "engine/layers/conv1d.hpp"
 #include "engine/layers/conv2d.hpp"
+#include "engine/layers/delay.hpp"
 #include "engine/layers/linear.hpp"
 #include "engine/layers/lstm.hpp"
 #include "engine/layers/normalization.hpp"
+#include "engine/layers/pooling.hpp"
+
+#include <optional>
 
 namespace spike::engine::io_detail {
 
@@ -137,6 +143,95 @@ std::unique_ptr<Module> createConv2d(const nlohmann::json& config)
     }
 }
 
+/// Reads an optional 1-D config entry: a whole number or a one-element list [n].
+std::int64_t configSingle(const nlohmann::json& config, const std::string& key, std::int64_t lo,
+                          std::int64_t hi, std::int64_t fallback)
+{
+    if (!config.contains(key)) {
+        return fallback;
+    }
+    const auto& v = config.at(key);
+    if (v.is_array()) {
+        if (v.size() != 1) {
+            throw Error("config '" + key + "': expected a whole number or [n], got " + v.dump());
+        }
+        return configInt({{key, v[0]}}, key, lo, hi);
+    }
+    return configInt(config, key, lo, hi);
+}
+
+std::unique_ptr<Module> createConv1d(const nlohmann::json& config)
+{
+    requireObject(config);
+    rejectUnknownKeys(config, {"in_channels", "out_channels", "kernel_size", "stride", "padding",
+                               "dilation", "groups", "bias", "input_size"});
+    for (const char* key : {"in_channels", "out_channels", "kernel_size"}) {
+        if (!config.contains(key)) {
+            throw Error(std::string("config '") + key + "': missing");
+        }
+    }
+    const std::int64_t in = configInt(config, "in_channels", 1, kMaxNeurons);
+    const std::int64_t out = configInt(config, "out_channels", 1, kMaxNeurons);
+    const std::int64_t kernel = configSingle(config, "kernel_size", 1, 4096, 1);
+    const std::int64_t stride = configSingle(config, "stride", 1, 4096, 1);
+    const std::int64_t padding = configSingle(config, "padding", 0, 4096, 0);
+    const std::int64_t dilation = configSingle(config, "dilation", 1, 4096, 1);
+    const std::int64_t groups = config.contains("groups") ? configInt(config, "groups", 1, in) : 1;
+    if (in % groups != 0 || out % groups != 0) {
+        throw Error("config 'groups': " + std::to_string(groups) + " does not divide in_channels (" +
+                    std::to_string(in) + ") and out_channels (" + std::to_string(out) + ")");
+    }
+    if (out * (in / groups) > Tensor::kMaxElements / kernel) {
+        throw Error("config: the weight of this Conv1d is larger than the tensor limit");
+    }
+    const std::int64_t length = configSingle(config, "input_size", 0, kMaxNeurons, 0);
+    if (length > kMaxNeurons / in) {
+        throw Error("config 'input_size': in_channels x length exceeds 10^8 features");
+    }
+    const std::int64_t outLength =
+        convOutputExtent(std::max<std::int64_t>(length, 1), kernel, stride, padding, dilation);
+    if (outLength > kMaxNeurons / out) {
+        throw Error("config 'out_channels': out_channels x output length exceeds 10^8 features");
+    }
+    if (length > 0 && convOutputExtent(length, kernel, stride, padding, dilation) < 1) {
+        throw Error("config 'input_size': kernel " + std::to_string(kernel) + " with dilation " +
+                    std::to_string(dilation) + " is larger than the padded input_size " +
+                    std::to_string(length + 2 * padding));
+    }
+    return buildUnlessChecking<Conv1d>(in, out, kernel, stride, padding, dilation, groups,
+                                       configBool(config, "bias", true), length);
+}
+
+/// Factory of SumPool2d and AvgPool2d: channels, kernel_size, optional stride (the kernel size),
+/// padding and input_size.
+template <typename T>
+std::unique_ptr<Module> createPool(const nlohmann::json& config)
+{
+    requireObject(config);
+    rejectUnknownKeys(config, {"channels", "kernel_size", "stride", "padding", "input_size"});
+    for (const char* key : {"channels", "kernel_size"}) {
+        if (!config.contains(key)) {
+            throw Error(std::string("config '") + key + "': missing");
+        }
+    }
+    const std::int64_t channels = configInt(config, "channels", 1, kMaxNeurons);
+    const Size2 kernel = configPair(config, "kernel_size", 1, 4096, {1, 1});
+    const std::optional<Size2> stride =
+        config.contains("stride") ? std::optional<Size2>(configPair(config, "stride", 1, 4096, kernel))
+                                  : std::nullopt;
+    const Size2 padding = configPair(config, "padding", 0, 4096, {0, 0});
+    const Size2 inputSize = configPair(config, "input_size", 0, kMaxNeurons, {0, 0});
+    if (inputSize[0] > kMaxNeurons / channels ||
+        inputSize[1] > kMaxNeurons / (channels * std::max<std::int64_t>(inputSize[0], 1))) {
+        throw Error("config 'input_size': channels x height x width exceeds 10^8 features");
+    }
+    try {
+        return std::make_unique<T>(channels, kernel, stride, padding, inputSize);  // no weights
+    } catch (const Error& e) {
+        throw Error(std::string("config 'input_size': ") + e.what());  // the only check left
+    }
+}
+
 std::unique_ptr<Module> createBatchNorm1d(const nlohmann::json& config)
 {
     requireObject(config);
@@ -257,6 +352,19 @@ std::vector<ModuleTypeInfo> layerTypes()
          {{"in_channels", 1}, {"out_channels", 1}, {"kernel_size", {3, 3}}, {"padding", {1, 1}},
           {"input_size", {8, 8}}},
          createConv2d, ""},
+        {"Conv1d", "layers", "1-D convolution over (C, L) samples (torch.nn.Conv1d)", false,
+         {{"in_channels", 1}, {"out_channels", 1}, {"kernel_size", 3}, {"padding", 1},
+          {"input_size", 8}},
+         createConv1d, ""},
+        {"AvgPool2d", "layers",
+         "Mean over kh x kw windows of (C, H, W) samples, padded zeros counted (torch.nn.AvgPool2d)",
+         false,
+         {{"channels", 1}, {"kernel_size", {2, 2}}, {"stride", {2, 2}}, {"input_size", {8, 8}}},
+         createPool<AvgPool2d>, ""},
+        {"SumPool2d", "layers", "Sum over kh x kw windows of (C, H, W) samples (NIR SumPool2d)",
+         false,
+         {{"channels", 1}, {"kernel_size", {2, 2}}, {"stride", {2, 2}}, {"input_size", {8, 8}}},
+         createPool<SumPool2d>, ""},
         {"BatchNorm1d", "layers", "Batch normalisation over (N, C) or (N, C, L) (torch.nn.BatchNorm1d)",
          false, {{"num_features", 1}}, createBatchNorm1d, ""},
         {"BatchNorm2d", "layers", "Batch normalisation over (N, C, H, W) (torch.nn.BatchNorm2d)",
@@ -267,6 +375,13 @@ std::vector<ModuleTypeInfo> layerTypes()
          {{"shape", {1}}}, createFlatten, ""},
         {"Identity", "layers", "Passes its input through unchanged", false, {{"shape", {1}}},
          createSized<Identity>, ""},
+        {"Scale", "layers", "scale * x, one factor per channel (NIR Scale)", false,
+         {{"shape", {1}}}, createSized<Scale>, ""},
+        {"Heaviside", "layers", "Spikes: 1 where x > threshold, else 0, per channel (NIR Threshold)",
+         false, {{"shape", {1}}}, createSized<Heaviside>, ""},
+        {"Delay", "layers",
+         "Each channel's input round(delay / dt) steps later, zero before (NIR Delay)", false,
+         {{"shape", {1}}}, createSized<Delay>, ""},
         {"ReLU", "activations", "max(x, 0)", false, {{"shape", {1}}}, createSized<ReLU>, ""},
         {"Sigmoid", "activations", "1 / (1 + exp(-x))", false, {{"shape", {1}}},
          createSized<Sigmoid>, ""},

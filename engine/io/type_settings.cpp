@@ -295,6 +295,47 @@ std::map<std::string, std::vector<ConfigSetting>> settingsTable()
         }
         t["Conv2d"] = std::move(conv);
     }
+    t["Conv1d"] = {
+        integerKey("in_channels", "in_channels", 1, kMax, 1, "Input channels"),
+        integerKey("out_channels", "out_channels", 1, kMax, 1, "Output channels (filters)", true),
+        integerKey("kernel_size", "kernel_size", 1, 4096, 1, "Kernel length"),
+        integerKey("stride", "stride", 1, 4096, 1, "Stride"),
+        integerKey("padding", "padding", 0, 4096, 0, "Zero padding at each end"),
+        integerKey("dilation", "dilation", 1, 4096, 1, "Dilation"),
+        integerKey("groups", "groups", 1, kMax, 1, "Channel groups; divides in_channels and out_channels"),
+        booleanKey("bias", true, "Adds a learnable bias per output channel"),
+        integerKey("input_size", "input_size", 0, kMax, 0,
+                   "Input length L; 0: not known until an input arrives")};
+    for (const char* pool : {"AvgPool2d", "SumPool2d"}) {
+        std::vector<ConfigSetting> settings{
+            integerKey("channels", "channels", 1, kMax, 1, "Channels C, each pooled on its own", true)};
+        for (const auto& [prefix, key, lo, what] :
+             {std::tuple{"kernel", "kernel_size", 1, "Window"}, std::tuple{"stride", "stride", 1, "Stride"},
+              std::tuple{"padding", "padding", 0, "Zero padding"}}) {
+            for (ConfigSetting& s : pairSettings(prefix, key, lo, 4096, lo, what)) {
+                if (std::string(key) == "stride") {
+                    // An absent stride is the kernel size, as the reader takes it.
+                    const auto withStride = [](json c) {
+                        if (c.is_object() && !c.contains("stride") && c.contains("kernel_size")) {
+                            c["stride"] = c.at("kernel_size");
+                        }
+                        return c;
+                    };
+                    s.doc += "; the kernel size when absent";
+                    s.get = [inner = s.get, withStride](const json& c) { return inner(withStride(c)); };
+                    s.set = [inner = s.set, withStride](json c, const json& v) {
+                        return inner(withStride(std::move(c)), v);
+                    };
+                }
+                settings.push_back(std::move(s));
+            }
+        }
+        for (ConfigSetting& s : pairSettings("input", "input_size", 0, kMax, 0, "Input")) {
+            s.doc += "; 0: not known until an input arrives";
+            settings.push_back(std::move(s));
+        }
+        t[pool] = std::move(settings);
+    }
     const auto batchNormFlags = [](std::vector<ConfigSetting> s) {
         s.push_back(booleanKey("affine", true, "Learnable weight and bias per feature"));
         s.push_back(booleanKey("track_running_stats", true, "Keeps running mean and variance for eval"));
@@ -322,6 +363,9 @@ std::map<std::string, std::vector<ConfigSetting>> settingsTable()
     for (const char* sized : {"Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Threshold"}) {
         t[sized] = {shapeSize("features", "Features per step")};
     }
+    t["Scale"] = {shapeSize("channels", "Channels, each with its own scale")};
+    t["Heaviside"] = {shapeSize("channels", "Channels, each with its own threshold")};
+    t["Delay"] = {shapeSize("channels", "Channels, each with its own delay")};
     t["PReLU"] = {shapeSize("features", "Features per step"),
                   integerKey("num_parameters", "num_parameters", 1, kMax, 1,
                              "Learnable slopes: 1, or one per channel")};
