@@ -19,10 +19,12 @@ struct ReferenceCase {
     std::string dir;
     nlohmann::json json;
 
-    static ReferenceCase load(const std::string& name)
+    /// The case `name` under tests/data/`folder` ("reference": the peers' shared cases; the
+    /// cases a test records itself sit in folders of their own beside their script).
+    static ReferenceCase load(const std::string& name, const std::string& folder = "reference")
     {
         ReferenceCase c;
-        c.dir = std::string(SPIKE_TEST_DATA_DIR) + "/reference/" + name;
+        c.dir = std::string(SPIKE_TEST_DATA_DIR) + "/" + folder + "/" + name;
         std::ifstream in(c.dir + "/case.json");
         if (!in) {
             throw std::runtime_error("missing reference case " + c.dir);
