@@ -31,7 +31,10 @@
 // ring at most 2^27 values (512 MiB); a larger delay is refused naming the module and
 // attribute. Changing "delay" or "dt" reshapes the ring, emptied, unless the same change gives a
 // "buffer" of the new shape; a change that keeps the ring's shape keeps its contents. Neither
-// may change while a run goes on (the ring's shape would). forward() is evolve() over (T, N) or
+// may change while a run goes on (the ring's shape would): the run is rebuilt, and carrying its
+// States (state_carry.hpp) copies the leading block of a ring of another shape as it is, not
+// re-timed, so for up to D steps after such an edit the values in flight may come out at other
+// steps (SparseProjection's ring behaves the same). forward() is evolve() over (T, N) or
 // (B, T, N). Allocation: one scratch ring per call when B > 1, none per step; the runtime runs
 // it through the generic runner (one evolve per chunk). Thread: owned by whichever thread
 // evolves it.
