@@ -1,4 +1,4 @@
-// LI, NIRLIF, NIRCubaLIF: registration, the per-neuron caches of both discretisations and the
+// LI, NIRLIF, NIRCubaLI, NIRCubaLIF: registration, the per-neuron caches of both discretisations and the
 // CPU time loops. See nir_leaky.hpp for the equations; the room compiles with
 // -ffp-contract=off, so every product and sum below is rounded to float32 as written.
 #include "engine/neurons/nir_leaky.hpp"
@@ -164,10 +164,21 @@ void NIRLIF::runBatch(const float* input, std::int64_t steps, float* spikesOut,
     }
 }
 
-// ---- NIRCubaLIF ----------------------------------------------------------------------------
+// ---- NIRCubaLI ----------------------------------------------------------------------------
 
-NIRCubaLIF::NIRCubaLIF(std::int64_t n, const AttributeMap& initial)
-    : NirNeuronLayer("NIRCubaLIF", n, true)
+NIRCubaLI::NIRCubaLI(std::int64_t n, const AttributeMap& initial) : NIRCubaLI("NIRCubaLI", n, false)
+{
+    registerMembraneParameters();
+    registerInputAndStates();
+    finishRegistration(initial);
+}
+
+NIRCubaLI::NIRCubaLI(const std::string& type, std::int64_t n, bool spiking)
+    : NirNeuronLayer(type, n, spiking)
+{
+}
+
+void NIRCubaLI::registerMembraneParameters()
 {
     m_tauSyn = addAttribute(perNeuronParameter("tau_syn", kDefaultTauSyn).family("taus")
                                 .units("s").positive().doc("Synaptic time constant"));
@@ -177,20 +188,21 @@ NIRCubaLIF::NIRCubaLIF(std::int64_t n, const AttributeMap& initial)
                            .doc("Resistance: gain of i_syn on the membrane (unitless)"));
     m_vLeak = addAttribute(perNeuronParameter("v_leak", 0.0F).family("potentials").units("V")
                                .doc("Leak potential: v relaxes towards v_leak + r i_syn"));
-    m_vTh = addAttribute(thresholdParameter());
-    m_vReset = addAttribute(resetParameter());
+}
+
+void NIRCubaLI::registerInputAndStates()
+{
     m_wIn = addAttribute(perNeuronParameter("w_in", 1.0F).family("weights")
                              .doc("Input weight: gain of the input x on i_syn (unitless)"));
     m_dt = addAttribute(timeStepAttribute());
     addDiscretisation();
     m_v = addAttribute(membraneState());
-    m_iSyn = addAttribute(stateVariable("i_syn").family("synapses").shapes({Shape{n}})
+    m_iSyn = addAttribute(stateVariable("i_syn").family("synapses").shapes({Shape{sizeOut()}})
                               .units("V").initConstant(0.0F)
                               .doc("Synaptic current, in membrane-potential units (starts at 0)"));
-    finishRegistration(initial);
 }
 
-Status NIRCubaLIF::validateChange(const Lookup& proposed) const
+Status NIRCubaLI::validateChange(const Lookup& proposed) const
 {
     if (Status s = checkFinite(proposed, m_dt, m_tauSyn, true); !s.ok) {
         return s;
@@ -198,15 +210,13 @@ Status NIRCubaLIF::validateChange(const Lookup& proposed) const
     return checkFinite(proposed, m_dt, m_tauMem, true);
 }
 
-void NIRCubaLIF::attributesChanged()
+void NIRCubaLI::attributesChanged()
 {
     const float dt = value(m_dt)[0];
     const Eigen::ArrayXf tauSyn = perNeuron(m_tauSyn);
     const Eigen::ArrayXf tauMem = perNeuron(m_tauMem);
     m_rN = perNeuron(m_r);
     m_vLeakN = perNeuron(m_vLeak);
-    m_vThN = perNeuron(m_vTh);
-    m_vResetN = perNeuron(m_vReset);
     m_wInN = perNeuron(m_wIn);
     m_kSyn = quotients(dt, tauSyn);
     m_kMem = quotients(dt, tauMem);
@@ -227,19 +237,18 @@ void NIRCubaLIF::attributesChanged()
     }
 }
 
-std::vector<NeuronLayer::CarriedState> NIRCubaLIF::carriedStates()
+std::vector<NeuronLayer::CarriedState> NIRCubaLI::carriedStates()
 {
     return {{m_v, &m_vWork}, {m_iSyn, &m_iWork}};
 }
 
-std::vector<NeuronLayer::Trace> NIRCubaLIF::traces() const
+std::vector<NeuronLayer::Trace> NIRCubaLI::traces() const
 {
     const Shape perNeuronShape{sizeOut()};
     return {{"v", perNeuronShape, "V"}, {"i_syn", perNeuronShape, "V"}};
 }
 
-void NIRCubaLIF::runBatch(const float* input, std::int64_t steps, float* spikesOut,
-                          const TraceTargets& traces)
+void NIRCubaLI::stepCurrentAndMembrane(const float* __restrict x, bool exactSteps)
 {
     const std::int64_t n = sizeOut();
     float* __restrict v = m_vWork.data();
@@ -247,35 +256,78 @@ void NIRCubaLIF::runBatch(const float* input, std::int64_t steps, float* spikesO
     const float* __restrict r = m_rN.data();
     const float* __restrict vLeak = m_vLeakN.data();
     const float* __restrict w = m_wInN.data();
+    if (exactSteps) {
+        const float* __restrict a = m_a.data();
+        const float* __restrict b = m_b.data();
+        const float* __restrict rc = m_rc.data();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float iInf = w[i] * x[i];
+            const float vInf = vLeak[i] + r[i] * iInf;
+            const float d = cur[i] - iInf;
+            v[i] = (vInf + (v[i] - vInf) * a[i]) + rc[i] * d;
+            cur[i] = iInf + d * b[i];
+        }
+    } else {
+        const float* __restrict kSyn = m_kSyn.data();
+        const float* __restrict kMem = m_kMem.data();
+        for (std::int64_t i = 0; i < n; ++i) {
+            cur[i] = cur[i] + kSyn[i] * (w[i] * x[i] - cur[i]);
+            v[i] = v[i] + kMem[i] * ((vLeak[i] - v[i]) + r[i] * cur[i]);
+        }
+    }
+}
+
+void NIRCubaLI::writeTraces(const TraceTargets& traces, std::int64_t t)
+{
+    const std::int64_t n = sizeOut();
+    if (traces[0]) {
+        traces[0].write(t, m_vWork.data(), n);
+    }
+    if (traces[1]) {
+        traces[1].write(t, m_iWork.data(), n);
+    }
+}
+
+void NIRCubaLI::runBatch(const float* input, std::int64_t steps, float* out,
+                         const TraceTargets& traces)
+{
+    const std::int64_t n = sizeOut();
     const bool exactSteps = exact();
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict x = input + t * n;
-        if (exactSteps) {
-            const float* __restrict a = m_a.data();
-            const float* __restrict b = m_b.data();
-            const float* __restrict rc = m_rc.data();
-            for (std::int64_t i = 0; i < n; ++i) {
-                const float iInf = w[i] * x[i];
-                const float vInf = vLeak[i] + r[i] * iInf;
-                const float d = cur[i] - iInf;
-                v[i] = (vInf + (v[i] - vInf) * a[i]) + rc[i] * d;
-                cur[i] = iInf + d * b[i];
-            }
-        } else {
-            const float* __restrict kSyn = m_kSyn.data();
-            const float* __restrict kMem = m_kMem.data();
-            for (std::int64_t i = 0; i < n; ++i) {
-                cur[i] = cur[i] + kSyn[i] * (w[i] * x[i] - cur[i]);
-                v[i] = v[i] + kMem[i] * ((vLeak[i] - v[i]) + r[i] * cur[i]);
-            }
-        }
-        fire(n, v, m_vThN.data(), m_vResetN.data(), spikesOut + t * n);
-        if (traces[0]) {
-            traces[0].write(t, v, n);
-        }
-        if (traces[1]) {
-            traces[1].write(t, cur, n);
-        }
+        stepCurrentAndMembrane(input + t * n, exactSteps);
+        std::copy(m_vWork.data(), m_vWork.data() + n, out + t * n);
+        writeTraces(traces, t);
+    }
+}
+
+// ---- NIRCubaLIF ----------------------------------------------------------------------------
+
+NIRCubaLIF::NIRCubaLIF(std::int64_t n, const AttributeMap& initial)
+    : NIRCubaLI("NIRCubaLIF", n, true)
+{
+    registerMembraneParameters();
+    m_vTh = addAttribute(thresholdParameter());
+    m_vReset = addAttribute(resetParameter());
+    registerInputAndStates();
+    finishRegistration(initial);
+}
+
+void NIRCubaLIF::attributesChanged()
+{
+    NIRCubaLI::attributesChanged();
+    m_vThN = perNeuron(m_vTh);
+    m_vResetN = perNeuron(m_vReset);
+}
+
+void NIRCubaLIF::runBatch(const float* input, std::int64_t steps, float* spikesOut,
+                          const TraceTargets& traces)
+{
+    const std::int64_t n = sizeOut();
+    const bool exactSteps = exact();
+    for (std::int64_t t = 0; t < steps; ++t) {
+        stepCurrentAndMembrane(input + t * n, exactSteps);
+        fire(n, m_vWork.data(), m_vThN.data(), m_vResetN.data(), spikesOut + t * n);
+        writeTraces(traces, t);
     }
 }
 
