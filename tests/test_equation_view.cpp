@@ -218,7 +218,7 @@ private Q_SLOTS:
                 QVERIFY2(text.contains(QString::fromStdString(doc1)), qPrintable(type + ": " + s));
             }
         }
-        QCOMPARE(withEquations, 17 + static_cast<int>(spike::engine::libraryModels().size()) + 1);  // + the equation models
+        QCOMPARE(withEquations, 18 + static_cast<int>(spike::engine::libraryModels().size()) + 1);  // + the equation models
     }
 
     void attributeSymbolsAreLinksWithTheirDocUnitAndValue()

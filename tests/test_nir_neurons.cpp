@@ -1,11 +1,12 @@
-// The neuron types NIR defines (LI, Integrator, IF, NIRLIF, NIRCubaLIF): their registry entries;
-// the euler steps against an independent double-precision recurrence written here (200 steps,
-// varied input: spikes identical, v and i_syn within 1e-5 relative); the exact discretisation
-// against closed forms (LI's step response, NIRCubaLIF's linear system under a constant input,
-// tau_syn equal to tau_mem included); IF's firing period under a constant input; a Network chain
-// Linear -> NIRLIF evolving as the modules alone; non-spiking outputs in a Network; bad values
-// refused with the module unchanged; the factory; the model-file round trip; and the start
-// values giving a minimal circuit plausible rates.
+// The neuron types NIR defines (LI, Integrator, IF, NIRLIF, NIRCubaLIF, NIRCubaLI): their registry
+// entries; the euler steps against an independent double-precision recurrence written here (200
+// steps, varied input: spikes identical, v and i_syn within 1e-5 relative); the exact
+// discretisation against closed forms (LI's step response, NIRCubaLIF's and NIRCubaLI's linear
+// system under a constant input, tau_syn equal to tau_mem included); NIRCubaLI's v and i_syn bit
+// for bit those of a NIRCubaLIF that never fires; IF's firing period under a constant input; a
+// Network chain Linear -> NIRLIF evolving as the modules alone; non-spiking outputs in a Network;
+// bad values refused with the module unchanged; the factory; the model-file round trip; and the
+// start values giving a minimal circuit plausible rates.
 #include "tests/circuit_helpers.hpp"
 #include "tests/module_compare.hpp"
 #include "tests/neuron_test_helpers.hpp"
@@ -33,7 +34,7 @@ using spike::tests::randomTensor;
 
 namespace {
 
-const std::vector<std::string> kTypes{"LI", "Integrator", "IF", "NIRLIF", "NIRCubaLIF"};
+const std::vector<std::string> kTypes{"LI", "Integrator", "IF", "NIRLIF", "NIRCubaLIF", "NIRCubaLI"};
 
 bool spiking(const std::string& type)
 {
@@ -42,7 +43,13 @@ bool spiking(const std::string& type)
 
 bool leaky(const std::string& type)
 {
-    return type == "LI" || type == "NIRLIF" || type == "NIRCubaLIF";
+    return type == "LI" || type == "NIRLIF" || type == "NIRCubaLIF" || type == "NIRCubaLI";
+}
+
+/// The types with a synaptic current i_syn.
+bool cuba(const std::string& type)
+{
+    return type == "NIRCubaLIF" || type == "NIRCubaLI";
 }
 
 /// A type built through the factory with `n` neurons and `values` set (asserted to succeed).
@@ -66,7 +73,7 @@ AttributeMap randomParameters(const std::string& type, std::int64_t n, Random& r
         p["tau"] = randomTensor(rng, s, 0.005, 0.03);
         p["r"] = randomTensor(rng, s, 0.8, 2.0);
         p["v_leak"] = randomTensor(rng, s, -0.2, 0.2);
-    } else if (type == "NIRCubaLIF") {
+    } else if (cuba(type)) {
         p["tau_syn"] = randomTensor(rng, s, 0.002, 0.01);
         p["tau_mem"] = randomTensor(rng, s, 0.005, 0.03);
         p["r"] = randomTensor(rng, s, 0.8, 2.0);
@@ -111,7 +118,7 @@ Reference eulerInDouble(const Module& m, const Tensor& x)
             const double xj = x[t * n + j];
             if (type == "LI" || type == "NIRLIF") {
                 v[k] = v[k] + dt / at(m, "tau", j) * ((at(m, "v_leak", j) - v[k]) + at(m, "r", j) * xj);
-            } else if (type == "NIRCubaLIF") {
+            } else if (cuba(type)) {
                 cur[k] = cur[k] + dt / at(m, "tau_syn", j) * (at(m, "w_in", j) * xj - cur[k]);
                 v[k] = v[k] + dt / at(m, "tau_mem", j) * ((at(m, "v_leak", j) - v[k]) + at(m, "r", j) * cur[k]);
             } else {
@@ -184,7 +191,8 @@ private Q_SLOTS:
             {"IF", {"r", "dt", "v", "v_threshold", "v_reset"}},
             {"NIRLIF", {"tau", "r", "v_leak", "dt", "discretisation", "v", "v_threshold", "v_reset"}},
             {"NIRCubaLIF", {"tau_syn", "tau_mem", "r", "v_leak", "v_threshold", "v_reset", "w_in", "dt",
-                            "discretisation", "v", "i_syn"}}};
+                            "discretisation", "v", "i_syn"}},
+            {"NIRCubaLI", {"tau_syn", "tau_mem", "r", "v_leak", "w_in", "dt", "discretisation", "v", "i_syn"}}};
         for (const std::string& type : kTypes) {
             const ModuleTypeInfo* info = findModuleType(type);
             QVERIFY2(info != nullptr, type.c_str());
@@ -223,7 +231,7 @@ private Q_SLOTS:
             QCOMPARE(ports[0].name, std::string(spiking(type) ? "spikes" : "out"));
             QCOMPARE(ports[0].spiking, spiking(type));
             std::vector<std::string> offered{"v"};
-            if (type == "NIRCubaLIF") {
+            if (cuba(type)) {
                 offered.emplace_back("i_syn");
             }
             if (spiking(type)) {
@@ -247,6 +255,11 @@ private Q_SLOTS:
         QVERIFY(!cuba.spec("tau_mem").bounds.contains(0.0));
         QCOMPARE(cuba.tensor("w_in")[0], 1.0F);
         QCOMPARE(LI(2).tensor("tau")[0], 0.01F);
+        const NIRCubaLI cubaLi(2);
+        QCOMPARE(cubaLi.tensor("tau_syn")[0], 0.005F);
+        QCOMPARE(cubaLi.tensor("tau_mem")[0], 0.01F);
+        QCOMPARE(cubaLi.tensor("w_in")[0], 1.0F);
+        QVERIFY(!cubaLi.hasAttribute("v_threshold") && !cubaLi.hasAttribute("v_reset"));
     }
 
     void eulerMatchesDoublePrecision_data()
@@ -282,7 +295,7 @@ private Q_SLOTS:
         const auto& rec = got.record.at("");
         QVERIFY2(relativeError(rec.at("v").data, want.v) <= 1e-5,
                  qPrintable(QString::number(relativeError(rec.at("v").data, want.v))));
-        if (type == "NIRCubaLIF") {
+        if (cuba(type.toStdString())) {
             QVERIFY(relativeError(rec.at("i_syn").data, want.iSyn) <= 1e-5);
         }
         if (spiking(type.toStdString())) {
@@ -336,8 +349,16 @@ private Q_SLOTS:
         }
     }
 
+    void exactCubaLifIsTheLinearSystemSolution_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::newRow("NIRCubaLIF") << QStringLiteral("NIRCubaLIF");  // its threshold never reached
+        QTest::newRow("NIRCubaLI") << QStringLiteral("NIRCubaLI");
+    }
+
     void exactCubaLifIsTheLinearSystemSolution()
     {
+        QFETCH(QString, type);
         // tau_syn di/dt = w x - i, tau_mem dv/dt = v_leak - v + r i under a constant x:
         //   i(t) = I + (i0 - I) e^{-t/ts},  I = w x
         //   v(t) = V + (v0 - V) e^{-t/tm} + r (i0 - I) u(t),  V = v_leak + r I
@@ -353,10 +374,12 @@ private Q_SLOTS:
         const Tensor x(Shape{n}, {1.0F, 0.5F, -1.5F, 2.0F});
         const Tensor i0(Shape{n}, {0.0F, 0.4F, -0.3F, 1.0F});
         const Tensor v0(Shape{n}, {0.0F, 0.2F, 0.6F, -0.4F});
-        auto m = build("NIRCubaLIF", n,
-                       {{"tau_syn", ts}, {"tau_mem", tm}, {"r", r}, {"w_in", w}, {"v_leak", vLeak},
-                        {"v_threshold", Tensor::scalar(100.0F)}, {"discretisation", std::string("exact")},
-                        {"v", v0}, {"i_syn", i0}});
+        AttributeMap values{{"tau_syn", ts}, {"tau_mem", tm}, {"r", r}, {"w_in", w}, {"v_leak", vLeak},
+                            {"discretisation", std::string("exact")}, {"v", v0}, {"i_syn", i0}};
+        if (type == "NIRCubaLIF") {
+            values["v_threshold"] = Tensor::scalar(100.0F);
+        }
+        auto m = build(type.toStdString(), n, values);
         const std::int64_t steps = 200;
         Tensor input(Shape{steps, n});
         for (std::int64_t t = 0; t < steps; ++t) {
@@ -385,6 +408,57 @@ private Q_SLOTS:
                  qPrintable(QString::number(relativeError(rec.at("v").data, wantV))));
         // From rest, i follows w x (1 - e^{-t/ts}).
         QVERIFY(std::abs(rec.at("i_syn").data[0] - (1.0 - std::exp(-1e-3 / 0.005))) < 1e-6);
+        if (type == "NIRCubaLI") {  // the output is v
+            QVERIFY(result.output.reshaped(rec.at("v").data.shape()).identical(rec.at("v").data));
+        }
+    }
+
+    void cubaLiIsCubaLifThatNeverFires_data()
+    {
+        QTest::addColumn<QString>("discretisation");
+        QTest::newRow("euler") << QStringLiteral("euler");
+        QTest::newRow("exact") << QStringLiteral("exact");
+    }
+
+    void cubaLiIsCubaLifThatNeverFires()
+    {
+        // NIRCubaLI runs NIRCubaLIF's step without the threshold: with a threshold no v reaches
+        // (1e30), NIRCubaLIF's v and i_syn are NIRCubaLI's bit for bit, over two runs (the state
+        // carried) and after a parameter change; NIRCubaLI's output is v and it has no spikes.
+        QFETCH(QString, discretisation);
+        const std::int64_t n = 16;
+        Random rng(29);
+        AttributeMap values = randomParameters("NIRCubaLI", n, rng);
+        values["tau_mem"] = randomTensor(rng, Shape{n}, 0.002, 0.03);  // some equal to tau_syn below
+        std::get<Tensor>(values["tau_mem"])[3] = std::get<Tensor>(values["tau_syn"])[3];
+        values["discretisation"] = discretisation.toStdString();
+        auto li = build("NIRCubaLI", n, values);
+        values["v_threshold"] = Tensor::scalar(1e30F);
+        values["v_reset"] = Tensor::scalar(-5.0F);
+        auto lif = build("NIRCubaLIF", n, values);
+        QCOMPARE(li->className(), std::string("NIRCubaLI"));
+        QVERIFY(!li->spikingOutput());
+        for (int run = 0; run < 3; ++run) {
+            if (run == 2) {
+                for (Module* m : {li.get(), lif.get()}) {
+                    QVERIFY(m->setAttributes({{"", {{"w_in", Tensor::scalar(-0.7F)},
+                                                     {"dt", Tensor::scalar(5e-4F)}}}}).ok);
+                }
+            }
+            const Tensor x = randomTensor(rng, Shape{150, n}, -1.0, 3.0);
+            const EvolveResult a = li->evolve(x, RecordSpec(true));
+            const EvolveResult b = lif->evolve(x, RecordSpec(true));
+            const auto& ra = a.record.at("");
+            const auto& rb = b.record.at("");
+            QVERIFY(ra.at("v").data.identical(rb.at("v").data));
+            QVERIFY(ra.at("i_syn").data.identical(rb.at("i_syn").data));
+            QVERIFY(a.output.reshaped(ra.at("v").data.shape()).identical(ra.at("v").data));
+            QVERIFY(ra.count("spikes") == 0);
+            QCOMPARE(b.output.flat().abs().sum(), 0.0F);
+            QVERIFY(ra.at("v").data.flat().abs().sum() > 0.1F * static_cast<float>(x.numel()));  // it moved
+        }
+        QVERIFY(li->tensor("v").identical(lif->tensor("v")));
+        QVERIFY(li->tensor("i_syn").identical(lif->tensor("i_syn")));
     }
 
     void discretisationChangesWhileRunning()
@@ -506,6 +580,22 @@ private Q_SLOTS:
         QVERIFY(!r.record.at("li").at("out").spikes);
         QVERIFY(r.output.identical(ifs->evolve(v).output));
         QVERIFY(r.output.flat().sum() > 4.0F);
+
+        // NIRCubaLI likewise: its port "out" carries v, not spikes.
+        Network cubaNet(n, n);
+        cubaNet.addNode("cuba", build("NIRCubaLI", n, {{"r", Tensor::scalar(2.0F)}}));
+        cubaNet.addNode("if", build("IF", n, {{"r", Tensor::scalar(100.0F)}}));
+        cubaNet.connect("in", "cuba");
+        cubaNet.connect("cuba.out", "if");
+        cubaNet.connect("if.spikes", "out");
+        const EvolveResult c = cubaNet.evolve(x, RecordSpec({"cuba.v", "cuba.out"}));
+        const Tensor cubaV = build("NIRCubaLI", n, {{"r", Tensor::scalar(2.0F)}})->evolve(x).output;
+        const Tensor& recorded = c.record.at("cuba").at("v").data;
+        QVERIFY(recorded.identical(cubaV.reshaped(recorded.shape())));
+        QVERIFY(c.record.at("cuba").at("out").data.identical(recorded));
+        QVERIFY(!c.record.at("cuba").at("out").spikes);
+        QVERIFY(c.output.identical(build("IF", n, {{"r", Tensor::scalar(100.0F)}})->evolve(cubaV).output));
+        QVERIFY(c.output.flat().sum() > 4.0F);
     }
 
     void badValuesAreRefused_data()
@@ -536,7 +626,7 @@ private Q_SLOTS:
         std::vector<std::string> taus;
         if (t == "LI" || t == "NIRLIF") {
             taus = {"tau"};
-        } else if (t == "NIRCubaLIF") {
+        } else if (cuba(t)) {
             taus = {"tau_syn", "tau_mem"};
         }
         for (const std::string& tau : taus) {
@@ -566,6 +656,8 @@ private Q_SLOTS:
         try {
             if (t == "NIRCubaLIF") {
                 NIRCubaLIF bad(2, {{"tau_mem", Tensor::scalar(-1.0F)}});
+            } else if (t == "NIRCubaLI") {
+                NIRCubaLI bad(2, {{"tau_syn", Tensor::scalar(0.0F)}});
             } else if (t == "IF") {
                 IF bad(2, {{"r", Tensor::scalar(nan)}});
             } else {
@@ -602,7 +694,7 @@ private Q_SLOTS:
         // The palette order: right after CUBALIF.
         const auto& types = moduleTypes();
         const auto cuba = std::find_if(types.begin(), types.end(), [](const auto& t) { return t.type == "CUBALIF"; });
-        QVERIFY(cuba != types.end() && cuba + 5 < types.end());
+        QVERIFY(cuba != types.end() && cuba + static_cast<std::ptrdiff_t>(kTypes.size()) < types.end());
         for (std::size_t k = 0; k < kTypes.size(); ++k) {
             QCOMPARE((cuba + 1 + static_cast<std::ptrdiff_t>(k))->type, kTypes[k]);
         }
@@ -618,7 +710,7 @@ private Q_SLOTS:
             AttributeMap values = randomParameters(type, n, rng);
             values["dt"] = Tensor::scalar(5e-4F);
             if (leaky(type)) {
-                values["discretisation"] = std::string(type == "NIRLIF" ? "exact" : "euler");
+                values["discretisation"] = std::string(type == "NIRLIF" || type == "NIRCubaLI" ? "exact" : "euler");
             }
             root->append(build(type, n, values));
         }

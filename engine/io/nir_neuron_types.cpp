@@ -66,29 +66,49 @@ ModelEquations nirLifEquations()
             lines, {kInput, kVInf}};
 }
 
+/// The synaptic current and membrane of NIRCubaLI and NIRCubaLIF, in both discretisations.
+std::vector<EquationLine> cubaCurrentAndMembrane()
+{
+    return {{kUpdate, "di_syn/dt = (w_in * x - i_syn) / tau_syn  # the model; each step runs one "
+                      "of the two forms below"},
+            {kUpdate, "dv/dt = (v_leak - v + r * i_syn) / tau_mem"},
+            {kUpdate, "i_syn = i_syn + dt / tau_syn * (w_in * x - i_syn)  # discretisation euler"},
+            {kUpdate, "v = v + dt / tau_mem * (v_leak - v + r * i_syn)  # discretisation euler, "
+                      "with the new i_syn"},
+            {kUpdate, "v = v_inf + (v - v_inf) * exp(-dt / tau_mem) + r * c * (i_syn - w_in * x)"
+                      "  # discretisation exact, with the old i_syn"},
+            {kUpdate, "i_syn = w_in * x + (i_syn - w_in * x) * exp(-dt / tau_syn)  # discretisation exact"},
+            {kDefinition, "v_inf = v_leak + r * w_in * x  # where v settles under a constant x"},
+            {kDefinition, "c = tau_syn / (tau_syn - tau_mem) * (exp(-dt / tau_syn) - exp(-dt / tau_mem))"
+                          "  # dt / tau_mem * exp(-dt / tau_mem) when tau_syn == tau_mem"}};
+}
+
+std::vector<EquationSymbol> cubaSymbols()
+{
+    return {kInput, kVInf, {"c", "Response of v after dt to a unit deviation of i_syn from w_in x", ""}};
+}
+
+ModelEquations nirCubaLiEquations()
+{
+    return {"NIR's current-based leaky integrator, which does not spike: the input drives a synaptic "
+            "current i_syn decaying with tau_syn, which drives v towards v_leak with time constant "
+            "tau_mem, and the output is v. Each time step is one forward-Euler step of dt "
+            "(discretisation euler, NIR's reference) or the exact solution with x held over the step "
+            "(exact). i_syn and v start at 0.",
+            cubaCurrentAndMembrane(), cubaSymbols()};
+}
+
 ModelEquations nirCubaLifEquations()
 {
+    std::vector<EquationLine> lines = cubaCurrentAndMembrane();
+    lines.push_back({kThreshold, "v > v_threshold"});
+    lines.push_back({kReset, "v = v_reset"});
     return {"NIR's current-based leaky integrate-and-fire neuron: the input drives a synaptic current "
             "i_syn decaying with tau_syn, which drives v towards v_leak with time constant tau_mem; "
             "a neuron spikes when v exceeds v_threshold and is set to v_reset. Each time step is "
             "one forward-Euler step of dt (discretisation euler, NIR's reference) or the exact "
             "solution with x held over the step (exact). i_syn and v start at 0.",
-            {{kUpdate, "di_syn/dt = (w_in * x - i_syn) / tau_syn  # the model; each step runs one "
-                       "of the two forms below"},
-             {kUpdate, "dv/dt = (v_leak - v + r * i_syn) / tau_mem"},
-             {kUpdate, "i_syn = i_syn + dt / tau_syn * (w_in * x - i_syn)  # discretisation euler"},
-             {kUpdate, "v = v + dt / tau_mem * (v_leak - v + r * i_syn)  # discretisation euler, "
-                       "with the new i_syn"},
-             {kUpdate, "v = v_inf + (v - v_inf) * exp(-dt / tau_mem) + r * c * (i_syn - w_in * x)"
-                       "  # discretisation exact, with the old i_syn"},
-             {kUpdate, "i_syn = w_in * x + (i_syn - w_in * x) * exp(-dt / tau_syn)  # discretisation exact"},
-             {kDefinition, "v_inf = v_leak + r * w_in * x  # where v settles under a constant x"},
-             {kDefinition, "c = tau_syn / (tau_syn - tau_mem) * (exp(-dt / tau_syn) - exp(-dt / tau_mem))"
-                           "  # dt / tau_mem * exp(-dt / tau_mem) when tau_syn == tau_mem"},
-             {kThreshold, "v > v_threshold"},
-             {kReset, "v = v_reset"}},
-            {kInput, kVInf,
-             {"c", "Response of v after dt to a unit deviation of i_syn from w_in x", ""}}};
+            lines, cubaSymbols()};
 }
 
 ModelEquations integratorEquations()
@@ -132,6 +152,10 @@ std::vector<ModuleTypeInfo> nirNeuronTypes()
          "NIR's current-based leaky integrate-and-fire neurons: an exponential synaptic current "
          "drives the membrane",
          false, one, createNirNeuron<NIRCubaLIF>, "neurons/nir_leaky.hpp", nirCubaLifEquations()},
+        {"NIRCubaLI", "neurons",
+         "NIR's current-based leaky integrator, non-spiking: an exponential synaptic current drives "
+         "the membrane, and the output is v",
+         false, one, createNirNeuron<NIRCubaLI>, "neurons/nir_leaky.hpp", nirCubaLiEquations()},
     };
 }
 
