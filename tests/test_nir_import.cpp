@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -349,6 +350,83 @@ private slots:
         }));
     }
 
+    void cubaLiIsCubaLifWithoutTheThreshold_data()
+    {
+        QTest::addColumn<QString>("discretisation");
+        QTest::newRow("euler") << QStringLiteral("euler");
+        QTest::newRow("exact") << QStringLiteral("exact");
+    }
+
+    void cubaLiIsCubaLifWithoutTheThreshold()
+    {
+        // NIR's CubaLI (newer NIR versions) is CubaLIF without the threshold. cubalif_linear with
+        // its "cuba" node retyped CubaLI (v_threshold and v_reset dropped) imports as NIRCubaLI and
+        // records, bit for bit, the cuba.v of the same graph whose CubaLIF has v_threshold = 1e30
+        // (never reached); it exports back as a CubaLI node with the file's arrays, and that file
+        // imports and runs the same again.
+        QFETCH(QString, discretisation);
+        const Case c = readCase("cubalif_linear");
+        const nir::NirFile original = nir::readNirFile(kData + "cubalif_linear/model.nir");
+        nir::NirFile li = original;
+        nir::NirFile lif = original;
+        for (nir::NirFile* f : {&li, &lif}) {
+            const auto node = std::find_if(f->graph.nodes.begin(), f->graph.nodes.end(),
+                                           [](const nir::NirNode& n) { return n.name == "cuba"; });
+            QVERIFY(node != f->graph.nodes.end());
+            QCOMPARE(QString::fromStdString(node->type), QString("CubaLIF"));
+            if (f == &li) {
+                node->type = "CubaLI";
+                QCOMPARE(node->params.erase("v_threshold"), std::size_t{1});
+                QCOMPARE(node->params.erase("v_reset"), std::size_t{1});
+            } else {
+                nir::NirArray& threshold = node->params.at("v_threshold").array;
+                std::fill(threshold.values.begin(), threshold.values.end(), 1e30);
+            }
+        }
+        nir::NirImportOptions options;
+        options.dt = c.dt;
+        options.discretisation = discretisation.toStdString();
+        const nir::NirImport a = nir::importNir(li, "cubali.nir", options);
+        const nir::NirImport b = nir::importNir(lif, "cubalif.nir", options);
+        const Module& cuba = a.root->getSubmodule("cuba");
+        QCOMPARE(QString::fromStdString(cuba.className()), QString("NIRCubaLI"));
+        QVERIFY(!cuba.spikingOutput());
+        QVERIFY(!cuba.hasAttribute("v_threshold"));
+        QCOMPARE(QString::fromStdString(std::get<std::string>(cuba.attribute("discretisation"))),
+                 discretisation);
+        QCOMPARE(cuba.tensor("dt")[0], static_cast<float>(c.dt));
+        QVERIFY(a.notes.empty());  // w_in is in the file
+        const Tensor input = npy::load(kData + c.name + "/input.npy");
+        const auto got = simulate(*a.root, input, c.steps, {"cuba.v", "output.output"});
+        const auto want = simulate(*b.root, input, c.steps, {"cuba.v", "cuba.spikes"});
+        QVERIFY(got.at("cuba.v") == want.at("cuba.v"));
+        QCOMPARE(total(want.at("cuba.spikes")), 0.0);
+        QVERIFY(got.at("output.output") == got.at("cuba.v"));  // the graph's output is v
+        double moved = 0.0;
+        for (const float v : got.at("cuba.v")) {
+            moved = std::max(moved, static_cast<double>(std::fabs(v)));
+        }
+        QVERIFY2(moved > 0.1, qPrintable(QString::number(moved)));
+
+        const nir::NirExport e = nir::exportNir(*a.root);
+        QVERIFY2(e.leftOut.empty(), e.leftOut.empty() ? "" : e.leftOut.front().c_str());
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("cubali.nir").toStdString();
+        nir::writeNirFile(path, e.file);
+        const nir::NirFile back = nir::readNirFile(path);
+        const nir::NirNode* node = back.graph.find("cuba");
+        QVERIFY(node != nullptr);
+        QCOMPARE(QString::fromStdString(node->type), QString("CubaLI"));
+        std::vector<std::string> keys;
+        for (const auto& [key, value] : node->params) {
+            keys.push_back(key);
+        }
+        QCOMPARE(keys, (std::vector<std::string>{"r", "tau_mem", "tau_syn", "v_leak", "w_in"}));
+        compareGraphs(li.graph, back.graph, "");
+        const nir::NirImport again = nir::importNir(back, path, options);
+        QVERIFY(simulate(*again.root, input, c.steps, {"cuba.v"}).at("cuba.v") == got.at("cuba.v"));
+    }
+
     void nirToJsonToNirKeepsEveryArray_data() { referenceGraphsSimulateAsNir_data(); }
 
     void nirToJsonToNirKeepsEveryArray()
@@ -401,7 +479,7 @@ private slots:
         const std::vector<std::string> types{"Input", "Output", "Affine", "Linear", "Scale",
                                              "Threshold", "Flatten", "Conv1d", "Conv2d",
                                              "SumPool2d", "AvgPool2d", "Delay", "LIF", "CubaLIF",
-                                             "LI", "IF", "I", "NIRGraph", "Bogus"};
+                                             "CubaLI", "LI", "IF", "I", "NIRGraph", "Bogus"};
         std::mt19937 rng(20261127);
         const auto pick = [&rng](std::size_t n) {
             return static_cast<std::size_t>(std::uniform_int_distribution<std::size_t>(0, n - 1)(rng));

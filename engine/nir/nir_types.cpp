@@ -13,6 +13,8 @@ const std::vector<ElementType>& elementTypes()
         {"CubaLIF", "NIRCubaLIF",
          {"tau_syn", "tau_mem", "r", "v_leak", "v_threshold", "v_reset", "w_in"},
          {"tau_syn", "tau_mem"}, {{"v_reset", 0.0}, {"w_in", 1.0}}, true, true},
+        {"CubaLI", "NIRCubaLI", {"tau_syn", "tau_mem", "r", "v_leak", "w_in"}, {"tau_syn", "tau_mem"},
+         {{"w_in", 1.0}}, true, true},
         {"LI", "LI", {"tau", "r", "v_leak"}, {"tau"}, {}, true, true},
         {"IF", "IF", {"r", "v_threshold", "v_reset"}, {}, {{"v_reset", 0.0}}, false, true},
         {"I", "Integrator", {"r"}, {}, {}, false, true},
