@@ -1,10 +1,10 @@
 // NIR files in the main window, by real input (issue #18): File ▸ Open by its shortcut, the file
-// dialog's filters checked and the path typed into it, then the import dialog
+// dialog's filters checked and the path pasted into it, then the import dialog
 // (ui/window/nir_import_dialog.hpp) answered with typed keys: 0.5 ms and Enter gives the nested
 // Network of tests/data/nir/nested_li with every neuron at dt 5e-4, which runs with a trace of
-// sub.li's v. The dialog's choice (the method picked by arrow keys) is remembered; Cancel keeps
-// the previous document as it was; a malformed file shows its one-line error and changes
-// nothing. File ▸ Export ▸ NIR… of a model with a PoissonSource lists it as left out: Cancel
+// sub.li's v (in the selection pane; no empty raster for a model without spikes). The dialog's
+// choice (the method picked by arrow keys) is remembered; Cancel keeps the previous document as
+// it was; a malformed file shows its one-line error and changes nothing. File ▸ Export ▸ NIR… of a model with a PoissonSource lists it as left out: Cancel
 // writes nothing, "Export without them" writes a file loadNir reads back, and the document stays
 // as it was (still modified). Save after opening a .nir proposes model.json and never writes the
 // .nir. Modal dialogs are answered from timers (their exec() blocks), the way a person would:
@@ -12,18 +12,19 @@
 #include "ui/document/document_file.hpp"
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_canvas.hpp"
+#include "ui/plots/plot_panes.hpp"
 #include "ui/plots/trace_plot.hpp"
 #include "ui/window/main_window.hpp"
 #include "ui/window/nir_export_dialog.hpp"
 #include "ui/window/nir_import_dialog.hpp"
 
+#include "engine/nir/nir_file.hpp"
 #include "engine/nir/nir_import.hpp"
 
 #include "real_input.hpp"
 
-#include <QAbstractItemView>
+#include <QClipboard>
 #include <QComboBox>
-#include <QCompleter>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -32,11 +33,12 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
-#include <QTreeWidget>
 #include <QtTest/QtTest>
 
 #include <qcustomplot.h>
@@ -74,16 +76,19 @@ void whenShown(std::function<void(Dialog*)> act, bool& done)
     timer->start();
 }
 
-/// Types `path` into a Qt file dialog's name field and presses Return.
-void typePath(QFileDialog* dialog, const QString& path)
+/// Pastes `path` into a Qt file dialog's name field (Ctrl+V) and presses Return. Typed key by
+/// key, an absolute path leaves every folder it passes ("/", "/tmp") selected in the dialog's
+/// list, which then wins over the typed name; a pasted one arrives whole, as a person's would.
+void pastePath(QFileDialog* dialog, const QString& path)
 {
     auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
     QVERIFY(name != nullptr);
-    typeInto(name, path);
-    // The name field completes what is typed; its list would take the Return.
-    if (name->completer() != nullptr && name->completer()->popup() != nullptr) {
-        name->completer()->popup()->hide();
-    }
+    name->setCompleter(nullptr);  // its pop-up, had a folder listing matched, would take the Return
+    QGuiApplication::clipboard()->setText(path);
+    QTest::mouseClick(name, Qt::LeftButton, Qt::NoModifier, name->rect().center());
+    QTest::keyClick(name, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(name, Qt::Key_V, Qt::ControlModifier);
+    QCOMPARE(name->text(), path);
     QTest::keyClick(name, Qt::Key_Return);
 }
 
@@ -139,7 +144,7 @@ private slots:
         whenShown<QFileDialog>(
             [&filters](QFileDialog* d) {
                 filters = d->nameFilters();
-                typePath(d, kNested);
+                pastePath(d, kNested);
             },
             chosen);
         QString explanation;
@@ -194,6 +199,10 @@ private slots:
         // The dialog's choice is the next default.
         QCOMPARE(NirImportDialog::remembered().dt, 5e-4);
         QCOMPARE(w.documentFile()->recentFiles().value(0), QFileInfo(kNested).absoluteFilePath());
+
+        // No spiking module: sub.li's membrane instead of an empty raster.
+        QVERIFY(!w.plotPanes()->isRasterShown());
+        QVERIFY(w.plotPanes()->isPaneShown(0));
 
         // Runs, with a trace of sub.li's v.
         QVERIFY(w.selectModule(QStringLiteral("sub.li")));
@@ -297,6 +306,47 @@ private slots:
         QCOMPARE(w.modelSource(), kExample);
     }
 
+    void notesShowOnceWithoutBlocking()
+    {
+        // nested_li with its "fc" node named "in", which the import renames (a note).
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        spike::engine::nir::NirFile file = spike::engine::nir::readNirFile(kNested.toStdString());
+        for (spike::engine::nir::NirNode& node : file.graph.nodes) {
+            node.name = node.name == "fc" ? "in" : node.name;
+        }
+        for (spike::engine::nir::NirEdge& edge : file.graph.edges) {
+            edge.source = edge.source == "fc" ? "in" : edge.source;
+            edge.target = edge.target == "fc" ? "in" : edge.target;
+        }
+        const QString renamed = dir.filePath(QStringLiteral("renamed.nir"));
+        spike::engine::nir::writeNirFile(renamed.toStdString(), file);
+
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.documentFile()->setAutosaveInterval(0);
+        QVERIFY(openWithDialog(w, renamed, QStringLiteral("1")));  // returns: the box does not block
+        auto* box = w.findChild<QMessageBox*>(QStringLiteral("nirNotesBox"));
+        QVERIFY(box != nullptr);
+        QVERIFY(box->isVisible());
+        QVERIFY(!box->isModal());
+        QVERIFY2(box->text().contains("one thing"), qPrintable(box->text()));
+        QVERIFY2(box->informativeText().contains("in_"), qPrintable(box->informativeText()));
+        QVERIFY(w.document()->findNode("in_").valid());
+        QVERIFY2(w.statusBar()->currentMessage().contains("adapted one thing"),
+                 qPrintable(w.statusBar()->currentMessage()));
+
+        // A file with nothing to adapt shows no box, and the old one goes.
+        QPointer<QMessageBox> old(box);
+        QVERIFY(openWithDialog(w, kNested, QStringLiteral("1")));
+        settle();
+        QTRY_VERIFY(old.isNull() || !old->isVisible());
+        QVERIFY(w.findChildren<QMessageBox*>(QStringLiteral("nirNotesBox")).isEmpty() ||
+                !w.findChild<QMessageBox*>(QStringLiteral("nirNotesBox"))->isVisible());
+    }
+
     void exportListsWhatIsLeftOutBeforeWriting()
     {
         QTemporaryDir dir;
@@ -320,24 +370,21 @@ private slots:
         QVERIFY(exportMenu->actions().contains(w.action(QStringLiteral("action.exportNir"))));
 
         // Cancel: the list names the source; nothing is written.
-        QStringList rows;
-        QString why;
+        QStringList entries;
+        QString shown;
         bool answered = false;
         whenShown<NirExportDialog>(
             [&](NirExportDialog* d) {
-                for (int i = 0; i < d->list()->topLevelItemCount(); ++i) {
-                    rows << d->list()->topLevelItem(i)->text(0);
-                    if (d->list()->topLevelItem(i)->text(0) == poissonName) {
-                        why = d->list()->topLevelItem(i)->text(1);
-                    }
-                }
+                entries = d->entries();
+                shown = d->listLabel()->text();
                 QTest::mouseClick(d->cancelButton(), Qt::LeftButton);
             },
             answered);
         w.action(QStringLiteral("action.exportNir"))->trigger();
         QVERIFY(answered);
-        QVERIFY2(rows.contains(poissonName), qPrintable(rows.join("; ")));
-        QVERIFY2(why.contains("PoissonSource"), qPrintable(why));
+        QCOMPARE(entries.size(), 1);
+        QVERIFY2(entries[0].startsWith(poissonName + ": PoissonSource ("), qPrintable(entries[0]));
+        QVERIFY2(shown.contains("<b>" + poissonName + "</b>: PoissonSource ("), qPrintable(shown));
         QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
         QCOMPARE(w.document()->toJson().dump(), before);
 
@@ -350,7 +397,7 @@ private slots:
         whenShown<QFileDialog>(
             [&](QFileDialog* d) {
                 proposed = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"))->text();
-                typePath(d, out);
+                pastePath(d, out);
             },
             chosen);
         w.action(QStringLiteral("action.exportNir"))->trigger();
@@ -384,7 +431,7 @@ private slots:
 
         // A .nir name typed into Save is refused (JSON behind NIR's extension), nothing written.
         bool chosen = false;
-        whenShown<QFileDialog>([&](QFileDialog* d) { typePath(d, dir.filePath("other.nir")); }, chosen);
+        whenShown<QFileDialog>([&](QFileDialog* d) { pastePath(d, dir.filePath("other.nir")); }, chosen);
         bool warned = false;
         QString warning;
         whenShown<QMessageBox>(

@@ -18,6 +18,12 @@ namespace spike::ui {
 namespace {
 
 constexpr double kHeaderRows = 2.0;
+/// Zoom below which the 8 pt header and port texts (under 5 px high) give way to the name alone.
+constexpr double kDetailLod = 0.5;
+/// Zoom below which not even the name is drawn.
+constexpr double kNameOnlyLod = 0.12;
+/// Height the name alone is drawn at on screen, when the header holds it [px].
+constexpr double kNamePixels = 10.0;
 constexpr double kPortRadius = 5.0;
 constexpr double kPortHit = 9.0;
 constexpr int kMaxWiresListed = 8;  ///< wires a port tooltip names before "and N more"
@@ -277,7 +283,20 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     QFont font = painter->font();
     font.setPointSizeF(8.0);
-    if (lod >= 0.35) {
+    const bool detailed = lod >= kDetailLod;
+    if (!detailed && lod >= kNameOnlyLod) {
+        // Zoomed out so far that 8 pt would be a few pixels high (a long NIR chain fitted into
+        // a 1024 px window): the name alone, as large as the header holds, so every box still
+        // says what it is; type, shape and ports are in the tooltip.
+        QFont big = font;
+        big.setBold(true);
+        big.setPixelSize(static_cast<int>(std::min(header.height() * 0.8, kNamePixels / lod)));
+        painter->setFont(big);
+        painter->setPen(Qt::white);
+        painter->drawText(header.adjusted(6.0, 0.0, -6.0, 0.0), Qt::AlignLeft | Qt::AlignVCenter,
+                          QFontMetricsF(big).elidedText(m_name, Qt::ElideRight, kWidth - 12.0));
+    }
+    if (detailed) {
         QFont bold = font;
         bold.setBold(true);
         painter->setFont(bold);
@@ -309,7 +328,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         } else {
             painter->drawEllipse(p.pos, kPortRadius, kPortRadius);
         }
-        if (lod >= 0.35) {
+        if (detailed) {
             painter->setPen(QColor(0x20, 0x20, 0x20));
             painter->setFont(font);
             const QString label = QStringLiteral("%1 [%2]").arg(p.name).arg(p.size);

@@ -317,8 +317,9 @@ private:
     void openDocumentPlots();
     /// Writes the open panes into the document's "plots" extras (saved with the model file).
     void storePlotRequests();
-    /// Hides the raster of a model without spiking modules and the selection pane of one
-    /// without a membrane, when other panes show something.
+    /// Hides the raster of a model without spiking modules when another pane shows something
+    /// (its membrane in the selection pane, a requested signal), and the selection pane of one
+    /// without a membrane when other panes show something.
     void showUsefulPanes();
     // main_window_run.cpp
     void updateRunControls();

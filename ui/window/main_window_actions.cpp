@@ -69,7 +69,7 @@ void MainWindow::buildActions()
             &QAction::triggered, this, &MainWindow::saveInteractively);
     connect(makeAction(QStringLiteral("action.saveAs"), tr("Save &As…"), QKeySequence::SaveAs, tr("Save the model to a new file")),
             &QAction::triggered, this, &MainWindow::saveAsInteractively);
-    connect(makeAction(QStringLiteral("action.exportRecordings"), tr("&Export Recordings…"), {},
+    connect(makeAction(QStringLiteral("action.exportRecordings"), tr("&Recordings (.npy)…"), {},
                        tr("Write every recorded series of the run as .npy files into a folder")),
             &QAction::triggered, this, &MainWindow::exportRecordingsInteractively);
     connect(makeAction(QStringLiteral("action.exportNir"), tr("&NIR…"), {},
@@ -206,7 +206,7 @@ void MainWindow::buildMenus()
     QMenu* exportMenu = file->addMenu(tr("E&xport"));
     exportMenu->setObjectName(QStringLiteral("menu.export"));
     exportMenu->addAction(action(QStringLiteral("action.exportNir")));
-    file->addAction(action(QStringLiteral("action.exportRecordings")));
+    exportMenu->addAction(action(QStringLiteral("action.exportRecordings")));
     file->addSeparator();
     file->addAction(action(QStringLiteral("action.quit")));
 

@@ -53,7 +53,8 @@ bool MainWindow::openNir(const QString& path, const engine::nir::NirImportOption
                             NirImportDialog::methodTitle(QString::fromStdString(options.discretisation)))
                        .arg(m_doc->root().namedModules().size());
     if (!adapted.isEmpty()) {
-        text += tr("; the import adapted %n thing(s)", nullptr, static_cast<int>(adapted.size()));
+        text += adapted.size() == 1 ? tr("; the import adapted one thing")
+                                    : tr("; the import adapted %1 things").arg(adapted.size());
     }
     statusBar()->showMessage(text);
     if (notes != nullptr) {
@@ -84,13 +85,13 @@ void MainWindow::openNirInteractively(const QString& path)
         return;
     }
     auto* box = new QMessageBox(QMessageBox::Information, tr("Imported %1").arg(QFileInfo(path).fileName()),
-                                tr("The import adapted %n thing(s) of the file:", nullptr,
-                                   static_cast<int>(notes.size())),
+                                notes.size() == 1 ? tr("The import adapted one thing of the file:")
+                                                  : tr("The import adapted %1 things of the file:").arg(notes.size()),
                                 QMessageBox::Ok, this);
     box->setObjectName(QStringLiteral("nirNotesBox"));
     QStringList shown = notes.mid(0, kNotesShown);
     if (notes.size() > kNotesShown) {
-        shown << tr("… and %n more (Show Details)", nullptr, static_cast<int>(notes.size() - kNotesShown));
+        shown << tr("… and %1 more (Show Details…)").arg(notes.size() - kNotesShown);
         box->setDetailedText(notes.join(QLatin1Char('\n')));
     }
     box->setInformativeText(QStringLiteral("• ") + shown.join(QStringLiteral("\n• ")));
@@ -140,9 +141,9 @@ void MainWindow::exportNirInteractively()
     statusBar()->showMessage(
         exported.leftOut.empty()
             ? tr("Exported %1 (NIR; the editor layout is not carried)").arg(QDir::toNativeSeparators(path))
-            : tr("Exported %1 (NIR) without %n part(s); the editor layout is not carried", nullptr,
-                 static_cast<int>(exported.leftOut.size()))
-                  .arg(QDir::toNativeSeparators(path)));
+            : tr("Exported %1 (NIR) without %2 of the model's parts; the editor layout is not carried")
+                  .arg(QDir::toNativeSeparators(path))
+                  .arg(exported.leftOut.size()));
 }
 
 }  // namespace spike::ui

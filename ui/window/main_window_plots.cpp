@@ -283,13 +283,16 @@ void MainWindow::openOutputPane()
 
 void MainWindow::showUsefulPanes()
 {
-    // The raster when the model has a spiking module; the selection pane when it has a membrane.
+    // The raster when the model has a spiking module; the selection pane when it has a membrane
+    // (a NIR graph of leaky integrators shows their v, not an empty raster). With neither, and
+    // no pane asked for, both stay to say so.
     bool spiking = false;
     for (const auto& [path, module] : m_doc->root().namedModules()) {
         spiking = spiking || (module->spikingOutput() && module->childCount() == 0);
     }
-    m_panes->setRasterShown(spiking || m_plotRequests.empty());
-    m_panes->setPaneShown(0, !tracedPath().isEmpty() || m_plotRequests.empty());
+    const bool membrane = !tracedPath().isEmpty();
+    m_panes->setRasterShown(spiking || (m_plotRequests.empty() && !membrane));
+    m_panes->setPaneShown(0, membrane || m_plotRequests.empty());
 }
 
 void MainWindow::refreshPlots()

@@ -2,46 +2,49 @@
 #include "ui/window/nir_export_dialog.hpp"
 
 #include <QDialogButtonBox>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QTreeWidget>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace spike::ui {
 
 NirExportDialog::NirExportDialog(const QString& documentName, const QStringList& leftOut, QWidget* parent)
-    : QDialog(parent)
+    : QDialog(parent), m_entries(leftOut)
 {
     setObjectName(QStringLiteral("nirExportDialog"));
     setWindowTitle(tr("Export to NIR"));
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("NIR has no place for %n part(s) of %1. They and the wires touching them "
-                                "will be left out of the file:",
-                                nullptr, static_cast<int>(leftOut.size()))
-                                 .arg(documentName),
+    const QString parts = leftOut.size() == 1 ? tr("one part") : tr("%1 parts").arg(leftOut.size());
+    auto* intro = new QLabel(tr("NIR has no place for %1 of %2. Exporting leaves out what is listed here "
+                                "and the wires touching it:")
+                                 .arg(parts, documentName.toHtmlEscaped()),
                              this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
-    m_list = new QTreeWidget(this);
-    m_list->setObjectName(QStringLiteral("nirLeftOut"));
-    m_list->setHeaderLabels({tr("Module"), tr("Why")});
-    m_list->setRootIsDecorated(false);
-    m_list->setSelectionMode(QAbstractItemView::NoSelection);
-    m_list->setWordWrap(true);
+    QString html;
     for (const QString& entry : leftOut) {
-        // "<path>: <type> (why)": the path up to the first ": ".
+        // "<path>: <type> (why)": the path up to the first ": " in bold.
         const qsizetype colon = entry.indexOf(QLatin1String(": "));
-        const QString path = colon < 0 ? entry : entry.left(colon);
-        const QString why = colon < 0 ? QString() : entry.mid(colon + 2);
-        auto* row = new QTreeWidgetItem(m_list, {path, why});
-        row->setToolTip(0, entry);
-        row->setToolTip(1, entry);
+        html += colon < 0 ? QStringLiteral("<p>%1</p>").arg(entry.toHtmlEscaped())
+                          : QStringLiteral("<p><b>%1</b>: %2</p>")
+                                .arg(entry.left(colon).toHtmlEscaped(), entry.mid(colon + 2).toHtmlEscaped());
     }
-    m_list->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_list->header()->setStretchLastSection(true);
-    layout->addWidget(m_list, 1);
+    m_list = new QLabel(html);
+    m_list->setObjectName(QStringLiteral("nirLeftOut"));
+    m_list->setTextFormat(Qt::RichText);
+    m_list->setWordWrap(true);
+    m_list->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_list->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_list->setMargin(6);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_list);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumHeight(fontMetrics().height() * 4);
+    scroll->setBackgroundRole(QPalette::Base);
+    layout->addWidget(scroll, 1);
 
     auto* layoutNote = new QLabel(tr("The editor layout (where the nodes stand on the canvas) is not carried "
                                      "either: NIR files hold the graph, not its picture."),

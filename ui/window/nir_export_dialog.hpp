@@ -1,7 +1,7 @@
 // NirExportDialog: what File ▸ Export ▸ NIR… cannot carry, shown before anything is written.
 // engine::nir::exportNir lists the modules and wires NIR has no place for (stimulus sources,
 // LSTMs, sparse projections...) as "<module path>: <type> (why)"; the dialog lists each entry
-// (path in bold, the reason beside it), says that the editor layout is not carried either, and
+// (path in bold, the type and reason after it, wrapped to the dialog's width), says that the editor layout is not carried either, and
 // asks "Export without them" or Cancel. It only asks: the caller writes. Thread: GUI thread.
 #pragma once
 
@@ -9,9 +9,8 @@
 #include <QString>
 #include <QStringList>
 
-class QDialogButtonBox;
+class QLabel;
 class QPushButton;
-class QTreeWidget;
 
 namespace spike::ui {
 
@@ -24,13 +23,16 @@ public:
     /// NirExport::leftOut writes them).
     NirExportDialog(const QString& documentName, const QStringList& leftOut, QWidget* parent = nullptr);
 
-    /// The list: one row per entry, the module path in the first column and why in the second.
-    QTreeWidget* list() const { return m_list; }
+    /// The entries as listed (NirExport::leftOut's lines).
+    const QStringList& entries() const { return m_entries; }
+    /// The list as shown: one paragraph per entry, "<b>path</b>: type (why)".
+    QLabel* listLabel() const { return m_list; }
     QPushButton* exportButton() const { return m_export; }
     QPushButton* cancelButton() const { return m_cancel; }
 
 private:
-    QTreeWidget* m_list = nullptr;
+    QStringList m_entries;
+    QLabel* m_list = nullptr;
     QPushButton* m_export = nullptr;
     QPushButton* m_cancel = nullptr;
 };

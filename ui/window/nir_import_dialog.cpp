@@ -62,7 +62,6 @@ NirImportDialog::NirImportDialog(const QString& fileName, QWidget* parent) : QDi
     QFont small = m_explanation->font();
     small.setPointSizeF(small.pointSizeF() * 0.92);
     m_explanation->setFont(small);
-    m_explanation->setStyleSheet(QStringLiteral("color: palette(dark);"));
     layout->addWidget(m_explanation);
 
     auto* note = new QLabel(tr("Both can be changed after opening: dt in the toolbar, the method "
@@ -85,7 +84,7 @@ NirImportDialog::NirImportDialog(const QString& fileName, QWidget* parent) : QDi
     m_method->setCurrentIndex(std::max(index, 0));
     connect(m_method, &QComboBox::currentIndexChanged, this, &NirImportDialog::showExplanation);
     showExplanation();
-    setMinimumWidth(fontMetrics().averageCharWidth() * 64);
+    setMinimumWidth(fontMetrics().averageCharWidth() * 72);
     m_dt->setFocus(Qt::OtherFocusReason);
     m_dt->selectAll();
 }
