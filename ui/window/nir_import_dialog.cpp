@@ -135,12 +135,12 @@ QString NirImportDialog::methodTitle(const QString& discretisation)
 QString NirImportDialog::methodExplanation(const QString& discretisation)
 {
     if (discretisation == QLatin1String("euler")) {
-        return tr("One Euler step per dt, v += dt/\u03c4 \u00b7 (v_leak \u2212 v + r\u00b7x), as NIR's "
-                  "reference simulation: matches Norse and snnTorch; accurate for dt \u226a \u03c4.");
+        return tr("One Euler step per dt, v += dt/\u03c4 \u00b7 (v_leak \u2212 v + r\u00b7x): NIR's "
+                  "reference simulation, the way Norse and snnTorch step; accurate for dt \u226a \u03c4.");
     }
     if (discretisation == QLatin1String("exact")) {
-        return tr("The exact solution over dt with the input held: v relaxes by exp(\u2212dt/\u03c4) "
-                  "per step, as Rockpool does; stable at any dt.");
+        return tr("The exact solution over dt with the input held: v relaxes by exp(\u2212dt/\u03c4) per "
+                  "step, Rockpool's decay (Rockpool adds the input its own way); stable at any dt.");
     }
     return tr("The engine's \"%1\" discretisation.").arg(discretisation);
 }
