@@ -8,6 +8,7 @@
 #include "engine/network/probeable_tree.hpp"
 #include "engine/neurons/equation_neuron.hpp"
 #include "engine/tensor/npy.hpp"
+#include "engine/tensor/npz.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -173,6 +174,59 @@ std::pair<std::string, std::string> splitKey(const std::string& key)
     return {key.substr(0, dot), key.substr(dot + 1)};
 }
 
+/// The (T, Nin) input of an .npz archive: one (T, N) array per input port of the root, named as
+/// the port (a NIR graph's Input nodes), side by side in port order; a root with one input port
+/// takes an archive of one array whatever its name.
+Tensor inputFromArchive(const std::string& path, const Module& root)
+{
+    const auto arrays = engine::npz::load(path);
+    const std::vector<engine::PortSpec> ports = root.inputPorts();
+    std::string held;
+    for (const auto& [name, t] : arrays) {
+        held += (held.empty() ? "" : ", ") + name;
+    }
+    std::vector<const Tensor*> chosen;
+    for (const auto& port : ports) {
+        const Tensor* found = nullptr;
+        for (const auto& [name, t] : arrays) {
+            if (name == port.name || (ports.size() == 1 && arrays.size() == 1)) {
+                found = &t;
+            }
+        }
+        if (found == nullptr) {
+            throw Error(path + ": no array '" + port.name + "' for the model's input '" + port.name +
+                        "' (the archive holds: " + (held.empty() ? std::string("nothing") : held) + ")");
+        }
+        if (found->rank() != 2 || found->dim(1) != port.size) {
+            throw Error(path + ": array '" + port.name + "' has shape " + found->shape().toString() +
+                        "; expected (T, " + std::to_string(port.size) + ")");
+        }
+        if (!chosen.empty() && found->dim(0) != chosen.front()->dim(0)) {
+            throw Error(path + ": array '" + port.name + "' has " + std::to_string(found->dim(0)) +
+                        " steps, the others " + std::to_string(chosen.front()->dim(0)));
+        }
+        chosen.push_back(found);
+    }
+    if (arrays.size() > chosen.size()) {
+        throw Error(path + ": holds " + std::to_string(arrays.size()) + " arrays (" + held +
+                    ") for the model's " + std::to_string(ports.size()) + " input(s)");
+    }
+    if (chosen.empty()) {
+        throw Error(path + ": the model takes no input");
+    }
+    const std::int64_t steps = chosen.front()->dim(0);
+    Tensor rows(Shape{steps, root.sizeIn()});
+    for (std::int64_t t = 0; t < steps; ++t) {
+        float* row = rows.data() + t * root.sizeIn();
+        for (std::size_t k = 0; k < chosen.size(); ++k) {
+            const std::int64_t width = ports[k].size;
+            std::copy(chosen[k]->data() + t * width, chosen[k]->data() + (t + 1) * width,
+                      row + ports[k].offset);
+        }
+    }
+    return rows;
+}
+
 }  // namespace
 
 std::string describeModel(const std::string& modelPath, const engine::nir::NirImportOptions& nir)
@@ -244,7 +298,9 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
     Tensor input;
     const std::int64_t nIn = root->sizeIn();
     if (!options.input.empty()) {
-        input = engine::npy::load(options.input);
+        input = fs::path(options.input).extension() == ".npz"
+                    ? inputFromArchive(options.input, *root)
+                    : engine::npy::load(options.input);
         if ((input.rank() != 2 && input.rank() != 3) || input.dim(input.rank() - 1) != nIn) {
             throw Error(options.input + ": input shape " + input.shape().toString() +
                         " does not fit the model; expected (T, " + std::to_string(nIn) +

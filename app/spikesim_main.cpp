@@ -45,7 +45,7 @@ int main(int argc, char** argv)
     nirOptions(runCmd);
     runCmd->add_option("--steps", run.steps, "Number of time steps (default: the input's length)")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000000}));
-    runCmd->add_option("--input", run.input, "Input .npy, (T, Nin) or (B, T, Nin); default zeros");
+    runCmd->add_option("--input", run.input, "Input .npy, (T, Nin) or (B, T, Nin), or .npz with one (T, N) array per input port (a NIR graph's Input nodes, by name); default zeros");
     runCmd->add_option("--record", run.record,
                        "Signal to record as PATH.ATTR (ATTR for the root module); repeatable");
     runCmd->add_option("--out", run.outDir, "Folder for recordings (written as PATH.ATTR.npy)");
