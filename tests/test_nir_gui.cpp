@@ -44,6 +44,7 @@
 #include <qcustomplot.h>
 
 #include <functional>
+#include <memory>
 
 using namespace spike::ui;  // NOLINT: test file
 using spike::tests::settle;
@@ -63,15 +64,33 @@ void whenShown(std::function<void(Dialog*)> act, bool& done)
     done = false;
     auto* timer = new QTimer;
     timer->setInterval(20);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer, act, &done] {
-        auto* dialog = qobject_cast<Dialog*>(QApplication::activeModalWidget());
+    auto polls = std::make_shared<int>(0);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, act, &done, polls] {
+        QWidget* modal = QApplication::activeModalWidget();
+        auto* dialog = qobject_cast<Dialog*>(modal);
         if (dialog == nullptr || !dialog->isVisible()) {
+            // Another dialog (an unexpected message box) would block exec() for ever: after
+            // 10 s of it, close it and fail, naming it.
+            auto* other = qobject_cast<QDialog*>(modal);
+            if (other != nullptr && other->isVisible() && ++*polls > 500) {
+                timer->stop();
+                timer->deleteLater();
+                const QString what = other->metaObject()->className() + QStringLiteral(": ") +
+                                     other->windowTitle();
+                other->reject();
+                QFAIL(qPrintable("an unexpected dialog stayed open: " + what));
+            }
             return;
         }
         timer->stop();
         timer->deleteLater();
         act(dialog);
         done = true;
+        // A check that failed inside `act` returned before the dialog was answered: close it,
+        // so the test reports the failure instead of waiting on exec() forever.
+        if (QTest::currentTestFailed() && dialog->isVisible()) {
+            dialog->reject();
+        }
     });
     timer->start();
 }
@@ -88,7 +107,7 @@ void pastePath(QFileDialog* dialog, const QString& path)
     QTest::mouseClick(name, Qt::LeftButton, Qt::NoModifier, name->rect().center());
     QTest::keyClick(name, Qt::Key_A, Qt::ControlModifier);
     QTest::keyClick(name, Qt::Key_V, Qt::ControlModifier);
-    QCOMPARE(name->text(), path);
+    QTRY_COMPARE_WITH_TIMEOUT(name->text(), path, 5000);  // the dialog's model may still be loading
     QTest::keyClick(name, Qt::Key_Return);
 }
 
