@@ -221,7 +221,7 @@ private Q_SLOTS:
             QCOMPARE(four->spec("dt").units, std::string("s"));
             QCOMPARE(four->tensor("dt")[0], 1e-3F);
             QCOMPARE(four->spec("r").units, std::string(""));
-            QCOMPARE(four->spec("v").units, std::string("V"));
+            QCOMPARE(four->spec("v").units, std::string(""));
             QCOMPARE(four->membraneSignal(), std::string("v"));
             QCOMPARE(four->sizeIn(), std::int64_t{4});
             QVERIFY(!four->spikingInput());

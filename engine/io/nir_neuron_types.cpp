@@ -43,7 +43,7 @@ std::vector<EquationLine> leakyMembrane()
             {kDefinition, "v_inf = v_leak + r * x  # where v settles under a constant x"}};
 }
 
-const EquationSymbol kVInf{"v_inf", "Where v settles under the step's input", "V"};
+const EquationSymbol kVInf{"v_inf", "Where v settles under the step's input", ""};
 
 ModelEquations liEquations()
 {

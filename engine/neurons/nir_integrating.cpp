@@ -48,7 +48,7 @@ std::vector<NeuronLayer::CarriedState> Integrator::carriedStates()
 
 std::vector<NeuronLayer::Trace> Integrator::traces() const
 {
-    return {{"v", Shape{sizeOut()}, "V"}};
+    return {{"v", Shape{sizeOut()}, ""}};
 }
 
 void Integrator::stepMembrane(const float* __restrict x)

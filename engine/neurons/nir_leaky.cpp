@@ -81,7 +81,7 @@ void LI::registerMembrane()
                              .positive().doc("Membrane time constant"));
     m_r = addAttribute(perNeuronParameter("r", 1.0F).family("gains")
                            .doc("Resistance: gain of the input x (unitless)"));
-    m_vLeak = addAttribute(perNeuronParameter("v_leak", 0.0F).family("potentials").units("V")
+    m_vLeak = addAttribute(perNeuronParameter("v_leak", 0.0F).family("potentials").units("")
                                .doc("Leak potential: v relaxes towards v_leak + r x"));
     m_dt = addAttribute(timeStepAttribute());
     addDiscretisation();
@@ -109,7 +109,7 @@ std::vector<NeuronLayer::CarriedState> LI::carriedStates()
 
 std::vector<NeuronLayer::Trace> LI::traces() const
 {
-    return {{"v", Shape{sizeOut()}, "V"}};
+    return {{"v", Shape{sizeOut()}, ""}};
 }
 
 void LI::stepMembrane(const float* x)
@@ -186,7 +186,7 @@ void NIRCubaLI::registerMembraneParameters()
                                 .units("s").positive().doc("Membrane time constant"));
     m_r = addAttribute(perNeuronParameter("r", 1.0F).family("gains")
                            .doc("Resistance: gain of i_syn on the membrane (unitless)"));
-    m_vLeak = addAttribute(perNeuronParameter("v_leak", 0.0F).family("potentials").units("V")
+    m_vLeak = addAttribute(perNeuronParameter("v_leak", 0.0F).family("potentials").units("")
                                .doc("Leak potential: v relaxes towards v_leak + r i_syn"));
 }
 
@@ -198,7 +198,7 @@ void NIRCubaLI::registerInputAndStates()
     addDiscretisation();
     m_v = addAttribute(membraneState());
     m_iSyn = addAttribute(stateVariable("i_syn").family("synapses").shapes({Shape{sizeOut()}})
-                              .units("V").initConstant(0.0F)
+                              .units("").initConstant(0.0F)
                               .doc("Synaptic current, in membrane-potential units (starts at 0)"));
 }
 
@@ -245,7 +245,7 @@ std::vector<NeuronLayer::CarriedState> NIRCubaLI::carriedStates()
 std::vector<NeuronLayer::Trace> NIRCubaLI::traces() const
 {
     const Shape perNeuronShape{sizeOut()};
-    return {{"v", perNeuronShape, "V"}, {"i_syn", perNeuronShape, "V"}};
+    return {{"v", perNeuronShape, ""}, {"i_syn", perNeuronShape, ""}};
 }
 
 void NIRCubaLI::stepCurrentAndMembrane(const float* __restrict x, bool exactSteps)

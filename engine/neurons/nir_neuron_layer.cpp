@@ -47,20 +47,20 @@ AttributeBuilder NirNeuronLayer::perNeuronParameter(std::string name, float init
 AttributeBuilder NirNeuronLayer::membraneState() const
 {
     return std::move(stateVariable("v").family("membrane").role(Role::Membrane)
-                         .shapes({Shape{sizeOut()}}).units("V").initConstant(0.0F)
+                         .shapes({Shape{sizeOut()}}).units("").initConstant(0.0F)
                          .doc("Membrane potential (starts at 0, as in NIR's reference simulation)"));
 }
 
 AttributeBuilder NirNeuronLayer::thresholdParameter() const
 {
     return std::move(perNeuronParameter("v_threshold", 1.0F).family("thresholds")
-                         .role(Role::Threshold).units("V")
+                         .role(Role::Threshold).units("")
                          .doc("Firing threshold: a spike when v > v_threshold"));
 }
 
 AttributeBuilder NirNeuronLayer::resetParameter() const
 {
-    return std::move(perNeuronParameter("v_reset", 0.0F).family("potentials").units("V")
+    return std::move(perNeuronParameter("v_reset", 0.0F).family("potentials").units("")
                          .doc("Potential v is set to in the step it spikes"));
 }
 
