@@ -369,4 +369,68 @@ inline std::map<std::string, DatasetFacts> datasetFacts(const std::string& path)
     return facts;
 }
 
+/// What the reader must take from NIR 0.2 / 1.0 era files (h5py 2 and 3, numpy bytes).
+inline void writeLegacyFile(const std::string& path)
+{
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5Id file{H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose};
+    {  // the version as a fixed-length string attribute of the root
+        H5Id type{H5Tcopy(H5T_C_S1), H5Tclose};
+        H5Tset_size(type, 5);
+        H5Id space{H5Screate(H5S_SCALAR), H5Sclose};
+        H5Id attribute{H5Acreate2(file, "version", type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+        H5Awrite(attribute, type, "0.2.0");
+    }
+    H5Id node{group(file, "node"), H5Gclose};
+    fixedString(node, "type", {"NIRGraph"}, {}, 8);
+    fixedString(node, "edges", {"input", "lif", "lif", "empty"}, {2, 2}, 8);
+    {
+        H5Id metadata{group(node, "metadata"), H5Gclose};
+        fixedString(metadata, "author", {"abc"}, {}, 6, H5T_STR_SPACEPAD);
+    }
+    H5Id nodes{group(node, "nodes"), H5Gclose};
+    {
+        H5Id input{group(nodes, "input"), H5Gclose};
+        fixedString(input, "type", {"Input"}, {1}, 5);  // a 1-element array of one string
+        const std::int32_t shape[1] = {3};
+        numbers(input, "shape", H5T_STD_I32LE, H5T_NATIVE_INT32, shape, {1});
+        H5Id inputType{group(input, "input_type"), H5Gclose};
+        numbers(inputType, "input", H5T_STD_I32BE, H5T_NATIVE_INT32, shape, {1});
+    }
+    {
+        H5Id lif{group(nodes, "lif"), H5Gclose};
+        fixedString(lif, "type", {"LIF"}, {}, 3);
+        const double tau[3] = {0.1, 0.02, 1e-3};
+        numbers(lif, "tau", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, tau, {3});
+        const std::uint8_t threshold[3] = {1, 2, 255};
+        numbers(lif, "v_threshold", H5T_STD_U8LE, H5T_NATIVE_UINT8, threshold, {3});
+        const std::int32_t count = -7;
+        numbers(lif, "count", H5T_STD_I32LE, H5T_NATIVE_INT32, &count, {});
+        // float16 (IEEE half) from float32 values exactly representable in it
+        H5Id half{H5Tcopy(H5T_IEEE_F32LE), H5Tclose};
+        H5Tset_fields(half, 15, 10, 5, 0, 10);
+        H5Tset_size(half, 2);
+        H5Tset_ebias(half, 15);
+        const float r[3] = {0.5f, 1.5f, -2.0f};
+        numbers(lif, "r", half, H5T_NATIVE_FLOAT, r, {3});
+        // h5py's bool: an enum over int8 {FALSE = 0, TRUE = 1}
+        H5Id boolType{H5Tenum_create(H5T_NATIVE_INT8), H5Tclose};
+        const std::int8_t no = 0, yes = 1;
+        H5Tenum_insert(boolType, "FALSE", &no);
+        H5Tenum_insert(boolType, "TRUE", &yes);
+        const std::int8_t flags[3] = {1, 0, 1};
+        numbers(lif, "spiking", boolType, boolType, flags, {3});
+    }
+    {  // an empty graph written without "nodes" or "edges"
+        H5Id empty{group(nodes, "empty"), H5Gclose};
+        fixedString(empty, "type", {"NIRGraph"}, {}, 8);
+    }
+    {  // an empty graph whose edges are an empty float64 array (numpy's np.array([]))
+        H5Id bare{group(nodes, "bare"), H5Gclose};
+        fixedString(bare, "type", {"NIRGraph"}, {}, 8);
+        H5Id bareNodes{group(bare, "nodes"), H5Gclose};
+        numbers(bare, "edges", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nullptr, {0});
+    }
+}
+
 }  // namespace spike::tests
