@@ -145,6 +145,22 @@ std::int64_t convOutputExtent(std::int64_t in, std::int64_t kernel, std::int64_t
     return padded < span ? 0 : (padded - span) / stride + 1;
 }
 
+int imageChannelAxis(const std::string& where, const TensorView& input, std::int64_t channels)
+{
+    const int rank = input.rank();
+    if (rank != 3 && rank != 4) {
+        throw Error(where + ": input " + input.shape().toString() +
+                    " must be (N, C, H, W) or (C, H, W)");
+    }
+    const int c0 = rank - 3;
+    if (input.dim(c0) != channels) {
+        throw Error(where + ": input " + input.shape().toString() + " has " +
+                    std::to_string(input.dim(c0)) + " channels on axis " + std::to_string(c0) +
+                    ", expected " + std::to_string(channels));
+    }
+    return c0;
+}
+
 void convolve2d(const ConvGeometry& g, const float* input, std::int64_t batches, Size2 inputHW,
                 Size2 outputHW, const float* weight, const float* bias, float* out)
 {
@@ -288,16 +304,7 @@ nlohmann::json Conv2d::config() const
 Tensor Conv2d::compute(const TensorView& input) const
 {
     const int rank = input.rank();
-    if (rank != 3 && rank != 4) {
-        throw Error(where() + ": input " + input.shape().toString() +
-                    " must be (N, C, H, W) or (C, H, W)");
-    }
-    const int c0 = rank - 3;
-    if (input.dim(c0) != m_in) {
-        throw Error(where() + ": input " + input.shape().toString() + " has " +
-                    std::to_string(input.dim(c0)) + " channels on axis " + std::to_string(c0) +
-                    ", expected " + std::to_string(m_in));
-    }
+    const int c0 = imageChannelAxis(where(), input, m_in);
     const std::int64_t batches = rank == 4 ? input.dim(0) : 1;
     const std::int64_t h = input.dim(c0 + 1);
     const std::int64_t w = input.dim(c0 + 2);

@@ -30,6 +30,10 @@ using Size2 = std::array<std::int64_t, 2>;
 std::int64_t convOutputExtent(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                               std::int64_t padding, std::int64_t dilation = 1);
 
+/// The channel axis of an image input of a module (`where` names it): 0 for (C, H, W), 1 for
+/// (N, C, H, W). Throws Error for another rank or a channel count other than `channels`.
+int imageChannelAxis(const std::string& where, const TensorView& input, std::int64_t channels);
+
 /// What a 2-D convolution computes with, apart from its data (Conv2d's arguments; Conv1d's as
 /// a 1 x k kernel over (C, 1, L)).
 struct ConvGeometry {

@@ -115,16 +115,7 @@ nlohmann::json Pool2d::config() const
 Tensor Pool2d::compute(const TensorView& input) const
 {
     const int rank = input.rank();
-    if (rank != 3 && rank != 4) {
-        throw Error(where() + ": input " + input.shape().toString() +
-                    " must be (N, C, H, W) or (C, H, W)");
-    }
-    const int c0 = rank - 3;
-    if (input.dim(c0) != m_channels) {
-        throw Error(where() + ": input " + input.shape().toString() + " has " +
-                    std::to_string(input.dim(c0)) + " channels on axis " + std::to_string(c0) +
-                    ", expected " + std::to_string(m_channels));
-    }
+    const int c0 = imageChannelAxis(where(), input, m_channels);
     const std::int64_t h = input.dim(c0 + 1);
     const std::int64_t w = input.dim(c0 + 2);
     const Size2 outHW = outputSize({h, w});
