@@ -236,7 +236,8 @@ std::string describeModel(const std::string& modelPath, const engine::nir::NirIm
     std::ostringstream os;
     os << "Model " << modelPath << "\n";
     if (engine::nir::isNirPath(modelPath)) {
-        os << "NIR graph, discretised with dt " << nir.dt << " s, " << nir.discretisation << "\n";
+        os << "NIR graph, discretised with dt " << nir.dt << " s, " << nir.discretisation
+           << (nir.timeUnit == "steps" ? ", time constants read in steps of dt" : "") << "\n";
         for (const auto& note : notes) {
             os << "note: " << note << "\n";
         }

@@ -27,7 +27,7 @@ struct RunOptions {
     std::string backend = "auto";  ///< auto | cpu | cuda (the executor path)
     double realtime = 0.0;         ///< > 0: pace to this many simulated seconds per wall second
     bool backendGiven = false;     ///< --backend appeared on the command line
-    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation for a .nir model
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
 };
 
 /// Options of `spikesim analyse MODEL fi`.
@@ -38,7 +38,7 @@ struct FiCommandOptions {
     std::optional<std::int64_t> steps;  ///< measured steps; default 1 s / dt
     std::int64_t warmupSteps = 0;
     std::string outPath;                ///< CSV file; "" writes the CSV to the output stream
-    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation for a .nir model
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
 };
 
 /// Runs `spikesim analyse MODEL fi` (spikesim_analyse.cpp): writes the CSV (current, rate_hz,
@@ -55,7 +55,7 @@ struct IsiCommandOptions {
     std::int64_t window = 0;   ///< Fano window [steps]; 0: 100 ms
     std::string backend = "auto";
     std::string outPath;       ///< CSV file; "" writes the CSV to the output stream
-    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation for a .nir model
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
 };
 
 /// Runs `spikesim analyse MODEL isi` (spikesim_analyse.cpp): runs the model for options.steps

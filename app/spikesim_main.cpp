@@ -23,8 +23,13 @@ int main(int argc, char** argv)
             ->check(CLI::Range(1e-9, 1e3));
         cmd->add_option("--discretisation", nir.discretisation,
                         "How a .nir model's neurons integrate: euler (NIR's reference, Norse, "
-                        "snnTorch; default) or exact (Rockpool's exponential decay)")
+                        "snnTorch; default), exact (exponential decay, input held) or rockpool "
+                        "(as Rockpool simulates what it exported)")
             ->check(CLI::IsMember(spike::engine::nir::discretisations()));
+        cmd->add_option("--time-unit", nir.timeUnit,
+                        "What a .nir model's time constants and delays count: s (seconds, as "
+                        "NIR says; default) or steps (of dt; Sinabs writes tau so)")
+            ->check(CLI::IsMember(spike::engine::nir::timeUnits()));
     };
 
     std::string infoModel;

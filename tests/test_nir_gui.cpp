@@ -55,6 +55,7 @@ namespace {
 const QString kNested = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/nested_li/model.nir");
 const QString kNegativeTau = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/malformed/negative_tau.nir");
 const QString kExample = QStringLiteral(":/examples/lif_current_step.json");
+const QString kRockpoolFile = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/rockpool/ff.nir");
 
 /// Calls `act` once with the next modal dialog of type `Dialog` to be shown (from a timer: the
 /// dialog's exec() blocks the caller). Sets `done` after `act` ran.
@@ -290,6 +291,53 @@ private slots:
         QCOMPARE(w.windowTitle(), title);
         QCOMPARE(w.modelSource(), kExample);
         QCOMPARE(NirImportDialog::remembered().dt, 2e-3);  // Cancel remembers nothing
+    }
+
+    void rockpoolMethodAndTimeInStepsAreChosenByKeys()
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.documentFile()->setAutosaveInterval(0);
+
+        // A file Rockpool wrote, opened "as Rockpool simulates" (the third method): its CubaLIF
+        // becomes the engine's LIF, which the method's explanation says.
+        bool answered = false;
+        QString explanation;
+        whenShown<NirImportDialog>(
+            [&explanation](NirImportDialog* d) {
+                typeInto(d->timeStepBox(), QStringLiteral("1"));
+                QTest::keyClick(d->methodBox(), Qt::Key_Down);
+                QTest::keyClick(d->methodBox(), Qt::Key_Down);
+                explanation = d->explanationLabel()->text();
+                QTest::keyClick(d->methodBox(), Qt::Key_Return);
+            },
+            answered);
+        w.openInteractively(kRockpoolFile);
+        QVERIFY(answered);
+        QVERIFY2(explanation.contains("Rockpool's LIF"), qPrintable(explanation));
+        QCOMPARE(QString::fromStdString(w.document()->root().getSubmodule("0").className()),
+                 QStringLiteral("LIF"));
+        QCOMPARE(NirImportDialog::remembered().discretisation, std::string("rockpool"));
+
+        // Time constants counted in steps (Sinabs): chosen by keys, they arrive times dt.
+        whenShown<NirImportDialog>(
+            [](NirImportDialog* d) {
+                QTest::keyClick(d->methodBox(), Qt::Key_Up);
+                QTest::keyClick(d->methodBox(), Qt::Key_Up);  // back to euler
+                QTest::keyClick(d->timeUnitBox(), Qt::Key_Down);
+                QTest::keyClick(d->timeUnitBox(), Qt::Key_Return);
+            },
+            answered);
+        w.openInteractively(kNested);
+        QVERIFY(answered);
+        const auto inSeconds = spike::engine::nir::loadNir(kNested.toStdString());
+        const float tauFile = inSeconds.root->getSubmodule("sub.li").tensor("tau")[0];
+        const spike::engine::Module& li = w.document()->root().getSubmodule("sub.li");
+        QCOMPARE(li.tensor("tau")[0], tauFile * 1e-3F);
+        QCOMPARE(std::get<std::string>(li.attribute("discretisation")), std::string("euler"));
+        QCOMPARE(NirImportDialog::remembered().timeUnit, std::string("steps"));
     }
 
     void malformedFileShowsTheErrorAndChangesNothing()

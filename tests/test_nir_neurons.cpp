@@ -245,11 +245,62 @@ private Q_SLOTS:
         }
     }
 
+    void impulseIsTheFreeDecayAfterOneImpulse()
+    {
+        // discretisation "impulse": the state decays exactly over the step, then the step's input
+        // arrives as one impulse of area dt x. One input at step 0, none after: LI's v jumps by
+        // (dt / tau) r x0 and decays freely; NIRCubaLI's i_syn jumps by (dt / tau_syn) w x0 and
+        // the pair (v, i_syn) then follows the free linear system (the u(t) of the test above).
+        const std::int64_t n = 3;
+        const double dt = static_cast<double>(1e-3F);
+        const Tensor tau(Shape{n}, {0.005F, 0.02F, 0.01F});
+        const Tensor ts(Shape{n}, {0.005F, 0.02F, 0.01F});
+        const Tensor r(Shape{n}, {1.5F, 0.8F, 2.0F});
+        const Tensor w(Shape{n}, {1.0F, 1.2F, -0.7F});
+        const Tensor vLeak(Shape{n}, {0.0F, 0.1F, -0.2F});
+        const Tensor v0(Shape{n}, {0.0F, 0.2F, 0.6F});
+        const Tensor x0(Shape{n}, {3.0F, -2.0F, 5.0F});
+        const std::int64_t steps = 100;
+        Tensor input(Shape{steps, n});
+        std::copy(x0.data(), x0.data() + n, input.data());
+        auto li = build("LI", n, {{"tau", tau}, {"r", r}, {"v_leak", vLeak}, {"v", v0},
+                                  {"discretisation", std::string("impulse")}});
+        auto cuba = build("NIRCubaLI", n, {{"tau_syn", ts}, {"tau_mem", tau}, {"r", r}, {"w_in", w},
+                                           {"v_leak", vLeak}, {"v", v0},
+                                           {"discretisation", std::string("impulse")}});
+        const auto liRun = li->evolve(input, RecordSpec(true));
+        const auto cubaRun = cuba->evolve(input, RecordSpec(true));
+        std::vector<double> wantLi;
+        std::vector<double> wantV;
+        std::vector<double> wantI;
+        for (std::int64_t k = 1; k <= steps; ++k) {
+            const double t = static_cast<double>(k - 1) * dt;  // time since the impulse
+            for (std::int64_t j = 0; j < n; ++j) {
+                const double m = tau[j];
+                const double s = ts[j];
+                const double v1 = vLeak[j] + (v0[j] - vLeak[j]) * std::exp(-dt / m);
+                wantLi.push_back(vLeak[j] + (v1 + dt / m * r[j] * x0[j] - vLeak[j]) * std::exp(-t / m));
+                const double i1 = dt / s * w[j] * x0[j];
+                const double u = s == m ? t / m * std::exp(-t / m)
+                                        : s / (s - m) * (std::exp(-t / s) - std::exp(-t / m));
+                wantI.push_back(i1 * std::exp(-t / s));
+                wantV.push_back(vLeak[j] + (v1 - vLeak[j]) * std::exp(-t / m) + r[j] * i1 * u);
+            }
+        }
+        const double eLi = relativeError(liRun.record.at("").at("v").data, wantLi);
+        const double eV = relativeError(cubaRun.record.at("").at("v").data, wantV);
+        const double eI = relativeError(cubaRun.record.at("").at("i_syn").data, wantI);
+        QVERIFY2(eLi <= 1e-5, qPrintable(QString::number(eLi)));
+        QVERIFY2(eV <= 1e-5, qPrintable(QString::number(eV)));
+        QVERIFY2(eI <= 1e-5, qPrintable(QString::number(eI)));
+    }
+
     void cubaLiIsCubaLifThatNeverFires_data()
     {
         QTest::addColumn<QString>("discretisation");
         QTest::newRow("euler") << QStringLiteral("euler");
         QTest::newRow("exact") << QStringLiteral("exact");
+        QTest::newRow("impulse") << QStringLiteral("impulse");
     }
 
     void cubaLiIsCubaLifThatNeverFires()

@@ -94,7 +94,7 @@ private Q_SLOTS:
             QCOMPARE(four->hasAttribute("discretisation"), leaky(type));
             if (leaky(type)) {
                 QCOMPARE(std::get<std::string>(four->attribute("discretisation")), std::string("euler"));
-                QCOMPARE(four->spec("discretisation").choices, (std::vector<std::string>{"euler", "exact"}));
+                QCOMPARE(four->spec("discretisation").choices, (std::vector<std::string>{"euler", "exact", "impulse"}));
                 QVERIFY(four->spec("discretisation").liveEditable);
                 QCOMPARE(four->toString(), type + "(shape=(4,), discretisation=euler)");
             } else {

@@ -1,4 +1,4 @@
-// LI, NIRLIF, NIRCubaLI, NIRCubaLIF: registration, the per-neuron caches of both discretisations and the
+// LI, NIRLIF, NIRCubaLI, NIRCubaLIF: registration, the per-neuron caches of the discretisations and the
 // CPU time loops. See nir_leaky.hpp for the equations; the room compiles with
 // -ffp-contract=off, so every product and sum below is rounded to float32 as written.
 #include "engine/neurons/nir_leaky.hpp"
@@ -52,6 +52,15 @@ void leakyExact(std::int64_t n, const float* __restrict x, float* __restrict v,
     }
 }
 
+void leakyImpulse(std::int64_t n, const float* __restrict x, float* __restrict v,
+                  const float* __restrict a, const float* __restrict k,
+                  const float* __restrict vLeak, const float* __restrict r)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        v[i] = (vLeak[i] + (v[i] - vLeak[i]) * a[i]) + k[i] * (r[i] * x[i]);
+    }
+}
+
 /// z = v > v_threshold; v = v_reset where z.
 void fire(std::int64_t n, float* __restrict v, const float* __restrict vTh,
           const float* __restrict vReset, float* __restrict z)
@@ -97,7 +106,8 @@ void LI::attributesChanged()
 {
     const float dt = value(m_dt)[0];
     const Eigen::ArrayXf tau = perNeuron(m_tau);
-    m_factor = exact() ? decays(dt, tau) : quotients(dt, tau);
+    m_k = quotients(dt, tau);
+    m_factor = scheme() == Scheme::Euler ? m_k : decays(dt, tau);
     m_rN = perNeuron(m_r);
     m_vLeakN = perNeuron(m_vLeak);
 }
@@ -115,10 +125,17 @@ std::vector<NeuronLayer::Trace> LI::traces() const
 void LI::stepMembrane(const float* x)
 {
     const std::int64_t n = sizeOut();
-    if (exact()) {
+    switch (scheme()) {
+    case Scheme::Exact:
         leakyExact(n, x, m_vWork.data(), m_factor.data(), m_vLeakN.data(), m_rN.data());
-    } else {
+        break;
+    case Scheme::Impulse:
+        leakyImpulse(n, x, m_vWork.data(), m_factor.data(), m_k.data(), m_vLeakN.data(),
+                     m_rN.data());
+        break;
+    case Scheme::Euler:
         leakyEuler(n, x, m_vWork.data(), m_factor.data(), m_vLeakN.data(), m_rN.data());
+        break;
     }
 }
 
@@ -248,7 +265,7 @@ std::vector<NeuronLayer::Trace> NIRCubaLI::traces() const
     return {{"v", perNeuronShape, ""}, {"i_syn", perNeuronShape, ""}};
 }
 
-void NIRCubaLI::stepCurrentAndMembrane(const float* __restrict x, bool exactSteps)
+void NIRCubaLI::stepCurrentAndMembrane(const float* __restrict x, Scheme steps)
 {
     const std::int64_t n = sizeOut();
     float* __restrict v = m_vWork.data();
@@ -256,7 +273,16 @@ void NIRCubaLI::stepCurrentAndMembrane(const float* __restrict x, bool exactStep
     const float* __restrict r = m_rN.data();
     const float* __restrict vLeak = m_vLeakN.data();
     const float* __restrict w = m_wInN.data();
-    if (exactSteps) {
+    if (steps == Scheme::Impulse) {
+        const float* __restrict a = m_a.data();
+        const float* __restrict b = m_b.data();
+        const float* __restrict rc = m_rc.data();
+        const float* __restrict kSyn = m_kSyn.data();
+        for (std::int64_t i = 0; i < n; ++i) {
+            v[i] = (vLeak[i] + (v[i] - vLeak[i]) * a[i]) + rc[i] * cur[i];
+            cur[i] = cur[i] * b[i] + kSyn[i] * (w[i] * x[i]);
+        }
+    } else if (steps == Scheme::Exact) {
         const float* __restrict a = m_a.data();
         const float* __restrict b = m_b.data();
         const float* __restrict rc = m_rc.data();
@@ -292,9 +318,9 @@ void NIRCubaLI::runBatch(const float* input, std::int64_t steps, float* out,
                          const TraceTargets& traces)
 {
     const std::int64_t n = sizeOut();
-    const bool exactSteps = exact();
+    const Scheme stepping = scheme();
     for (std::int64_t t = 0; t < steps; ++t) {
-        stepCurrentAndMembrane(input + t * n, exactSteps);
+        stepCurrentAndMembrane(input + t * n, stepping);
         std::copy(m_vWork.data(), m_vWork.data() + n, out + t * n);
         writeTraces(traces, t);
     }
@@ -323,9 +349,9 @@ void NIRCubaLIF::runBatch(const float* input, std::int64_t steps, float* spikesO
                           const TraceTargets& traces)
 {
     const std::int64_t n = sizeOut();
-    const bool exactSteps = exact();
+    const Scheme stepping = scheme();
     for (std::int64_t t = 0; t < steps; ++t) {
-        stepCurrentAndMembrane(input + t * n, exactSteps);
+        stepCurrentAndMembrane(input + t * n, stepping);
         fire(n, m_vWork.data(), m_vThN.data(), m_vResetN.data(), spikesOut + t * n);
         writeTraces(traces, t);
     }

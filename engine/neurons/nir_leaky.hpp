@@ -32,6 +32,13 @@
 //                  c = a * (dt / tau_mem) * expm1(e) / e, e = dt * (1/tau_mem - 1/tau_syn),
 //                  which is c = a * dt / tau_mem when tau_syn == tau_mem (e = 0).
 //
+//   discretisation "impulse" (the exact decay over dt, then the step's input as one impulse of
+//   area dt * x at the end of the step; with the r Rockpool's to_nir writes for an ExpSynTorch,
+//   r = tau * exp(-dt / tau) / dt, an LI steps exactly as ExpSynTorch: v = beta * (v + x)):
+//     LI, NIRLIF   v     = (v_leak + (v - v_leak) * a) + k * (r * x)      k = dt / tau
+//     NIRCubaLI,   v     = (v_leak + (v - v_leak) * a) + rc * i_syn        (the old i_syn)
+//     NIRCubaLIF   i_syn = i_syn * b + k_syn * (w_in * x)
+//
 //   then (NIRLIF, NIRCubaLIF)
 //                  z = 1 where v > v_threshold (strict), else 0
 //                  v = v_reset where z
@@ -72,7 +79,8 @@ protected:
     void stepMembrane(const float* x);
 
     AttributeId m_tau, m_r, m_vLeak, m_dt, m_v;
-    Eigen::ArrayXf m_factor;  ///< euler: dt / tau; exact: exp(-dt / tau)
+    Eigen::ArrayXf m_factor;  ///< euler: dt / tau; exact and impulse: exp(-dt / tau)
+    Eigen::ArrayXf m_k;       ///< dt / tau (the impulse's gain)
     Eigen::ArrayXf m_rN, m_vLeakN;
     Eigen::ArrayXf m_vWork;   ///< v of the batch element being run
 };
@@ -117,7 +125,7 @@ protected:
                   const TraceTargets& traces) override;
     /// One step of every neuron's i_syn and v over input row x (m_vWork, m_iWork), by the
     /// exact solution or by euler.
-    void stepCurrentAndMembrane(const float* x, bool exactSteps);
+    void stepCurrentAndMembrane(const float* x, Scheme steps);
     /// Records v and i_syn of step t where asked.
     void writeTraces(const TraceTargets& traces, std::int64_t t);
 

@@ -7,7 +7,7 @@ namespace spike::engine {
 
 const std::vector<std::string>& NirNeuronLayer::discretisations()
 {
-    static const std::vector<std::string> names{"euler", "exact"};
+    static const std::vector<std::string> names{"euler", "exact", "impulse"};
     return names;
 }
 
@@ -69,12 +69,18 @@ void NirNeuronLayer::addDiscretisation()
     m_discretisation = addAttribute(
         simulationParameter("discretisation").choices(discretisations()).initEnum("euler")
             .doc("euler: one forward-Euler step of dt (NIR's reference); exact: the exact "
-                 "solution over dt with the input held"));
+                 "solution over dt with the input held; impulse: the exact decay over dt, then "
+                 "the step's input as one impulse of area dt x (Rockpool's ExpSynTorch for an "
+                 "LI it exported)"));
 }
 
-bool NirNeuronLayer::exact() const
+NirNeuronLayer::Scheme NirNeuronLayer::scheme() const
 {
-    return m_discretisation.valid() && enumValue(m_discretisation) == "exact";
+    if (!m_discretisation.valid()) {
+        return Scheme::Euler;
+    }
+    const std::string& name = enumValue(m_discretisation);
+    return name == "exact" ? Scheme::Exact : name == "impulse" ? Scheme::Impulse : Scheme::Euler;
 }
 
 const std::string& NirNeuronLayer::nameOf(AttributeId id) const

@@ -1,6 +1,6 @@
 // NirNeuronLayer: base of the neuron types NIR (the Neuromorphic Intermediate Representation,
 // neuroir.org) defines in continuous time: LI, NIRLIF, NIRCubaLIF (nir_leaky.hpp) and Integrator,
-// IF (nir_integrating.hpp). docs/nir.md states their equations and both discretisations.
+// IF (nir_integrating.hpp). docs/nir.md states their equations and discretisations.
 //
 // Owns what the five share: shape (N,) with input channel j driving neuron j (no spiking input),
 // the config {"shape": [N]}, parameters declared per neuron (canonical shape (N,), which the
@@ -27,7 +27,7 @@ namespace spike::engine {
 class NirNeuronLayer : public NeuronLayer {
 public:
     /// The discretisation names, as the discretisation attribute accepts them ("euler" first,
-    /// the default).
+    /// the default, then "exact" and "impulse"; nir_leaky.hpp states each step).
     static const std::vector<std::string>& discretisations();
 
     /// {"shape": [N]}.
@@ -51,10 +51,13 @@ protected:
     AttributeBuilder thresholdParameter() const;
     /// The per-neuron Parameter "v_reset" [V] (default 0): v in the step it spikes.
     AttributeBuilder resetParameter() const;
-    /// Registers the "discretisation" SimulationParameter (euler, exact; live).
+    /// How a leaky type steps: the value of its discretisation attribute.
+    enum class Scheme { Euler, Exact, Impulse };
+
+    /// Registers the "discretisation" SimulationParameter (euler, exact, impulse; live).
     void addDiscretisation();
-    /// Whether the current discretisation is "exact" (false for types without the attribute).
-    bool exact() const;
+    /// The current discretisation (Euler for types without the attribute).
+    Scheme scheme() const;
 
     /// Name of a registered attribute.
     const std::string& nameOf(AttributeId id) const;

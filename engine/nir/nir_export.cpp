@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -74,6 +75,88 @@ struct Converted {
     NirNode node;
     std::string why;  ///< non-empty: left out, for this reason
 };
+
+/// `t` (one value or n) as n values.
+Tensor perNeuron(const Tensor& t, std::int64_t n)
+{
+    Tensor out(Shape{n});
+    for (std::int64_t i = 0; i < n; ++i) {
+        out[i] = t[t.numel() == n ? i : 0];
+    }
+    return out;
+}
+
+/// The engine's LIF (Rockpool's LIFTorch) as Rockpool's to_nir writes it: a CubaLIF with
+/// r = tau_mem exp(-dt / tau_mem) / dt, w_in = 1, v_reset = 0 and v_leak = bias (Rockpool
+/// writes 0 there and so loses the bias; its from_nir reads v_leak as the bias). With has_rec,
+/// a NIRGraph input -> lif -> output with a Linear "w_rec" (w_rec transposed) from lif back to
+/// lif: the form Rockpool's from_nir reads as a recurrent LIFTorch. What NIR cannot hold
+/// (membrane noise, a spike limit other than Rockpool's) is added to `leftOut`.
+Converted rockpoolLif(const Module& m, const std::string& path, std::vector<std::string>& leftOut)
+{
+    Converted r;
+    const std::int64_t n = m.sizeOut();
+    if (m.sizeIn() != n) {
+        r.why = "n_synapses = " + std::to_string(m.sizeIn() / n) +
+                ": NIR's CubaLIF has one synaptic current per neuron (Rockpool's to_nir refuses "
+                "it too)";
+        return r;
+    }
+    if (m.tensor("noise_std")[0] > 0.0F) {
+        leftOut.push_back(path + ".noise_std: membrane noise (NIR has none; exported without it)");
+    }
+    if (m.tensor("max_spikes_per_dt")[0] != 65536.0F) {
+        leftOut.push_back(path + ".max_spikes_per_dt: " +
+                          std::to_string(static_cast<long long>(m.tensor("max_spikes_per_dt")[0])) +
+                          " (NIR has no spike limit; Rockpool and this importer use 65536)");
+    }
+    const float dt = m.tensor("dt")[0];
+    const Tensor tauMem = perNeuron(m.tensor("tau_mem"), n);
+    Tensor gain(Shape{n});
+    for (std::int64_t i = 0; i < n; ++i) {
+        gain[i] = tauMem[i] * std::exp(-dt / tauMem[i]) / dt;
+    }
+    Tensor ones(Shape{n});
+    ones.flat().setConstant(1.0F);
+    NirNode lif;
+    lif.type = "CubaLIF";
+    lif.params["tau_mem"] = floats(tauMem, {n});
+    lif.params["tau_syn"] = floats(perNeuron(m.tensor("tau_syn"), n), {n});
+    lif.params["r"] = floats(gain, {n});
+    lif.params["v_leak"] = floats(perNeuron(m.tensor("bias"), n), {n});
+    lif.params["v_threshold"] = floats(perNeuron(m.tensor("threshold"), n), {n});
+    lif.params["v_reset"] = floats(Tensor(Shape{n}), {n});
+    lif.params["w_in"] = floats(ones, {n});
+    if (!m.hasAttribute("w_rec")) {
+        r.node = std::move(lif);
+        return r;
+    }
+    const Tensor& w = m.tensor("w_rec");
+    Tensor transposed(Shape{n, n});
+    for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+            transposed[j * n + i] = w[i * n + j];
+        }
+    }
+    auto g = std::make_shared<NirGraph>();
+    NirNode in;
+    in.name = "input";
+    in.type = "Input";
+    in.params["shape"] = integers({n});
+    NirNode out = in;
+    out.name = "output";
+    out.type = "Output";
+    NirNode rec;
+    rec.name = "w_rec";
+    rec.type = "Linear";
+    rec.params["weight"] = floats(transposed, {n, n});
+    lif.name = "lif";
+    g->nodes = {in, lif, rec, out};
+    g->edges = {{"input", "lif"}, {"lif", "w_rec"}, {"w_rec", "lif"}, {"lif", "output"}};
+    r.node.type = "NIRGraph";
+    r.node.graph = std::move(g);
+    return r;
+}
 
 struct GraphResult {
     NirGraph graph;
@@ -176,6 +259,9 @@ Converted Exporter::convert(const Module& m, const std::string& path, const Dims
         n.params["scale"] = floats(ones, product(in) == m.sizeOut() ? in : Dims{m.sizeOut()});
         return r;
     }
+    if (type == "LIF") {
+        return rockpoolLif(m, path, m_leftOut);
+    }
     if (const auto* net = dynamic_cast<const Network*>(&m)) {
         GraphResult nested = network(*net, path + ".");
         n.type = "NIRGraph";
@@ -184,7 +270,7 @@ Converted Exporter::convert(const Module& m, const std::string& path, const Dims
         return r;
     }
     const std::string category = [&] {
-        if (type == "LIF" || type == "LIFRefrac" || type == "CUBALIF") {
+        if (type == "LIFRefrac" || type == "CUBALIF") {
             return std::string("a neuron whose discretisation NIR's LIF and CubaLIF do not "
                                "express; use NIRLIF or NIRCubaLIF");
         }
@@ -215,6 +301,20 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
         names.insert(name);
         return name;
     };
+    const auto portSize = [&](const std::string& port, bool input) {
+        for (const auto& p : input ? net.inputPorts() : net.outputPorts()) {
+            if (p.name == port) {
+                return p.size;
+            }
+        }
+        return std::int64_t{0};
+    };
+    // A boundary endpoint's port is "in" / "out" (the whole side) or "in.exc" / "out.rate" (a
+    // named port): the port's name, as inputPorts() and outputPorts() list it, follows the dot.
+    const auto portKey = [](const std::string& port) {
+        const auto dot = std::find(port.begin(), port.end(), '.');
+        return dot == port.end() ? port : std::string(dot + 1, port.end());
+    };
     // Identity nodes fed only by the boundary, or feeding only it, stand for Input / Output.
     std::map<std::string, std::string> inputAlias;   // node -> boundary port
     std::map<std::string, std::string> outputAlias;  // node -> boundary port
@@ -234,24 +334,18 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
         }
         const bool boundaryPort = into.size() == 1 && into[0]->from.node.empty() &&
                                   !into[0]->hasProjection &&
-                                  out.inputNode.count(into[0]->from.port) == 0;
+                                  out.inputNode.count(portKey(into[0]->from.port)) == 0 &&
+                                  portSize(portKey(into[0]->from.port), true) > 0;
         if (boundaryPort) {
-            inputAlias[name] = into[0]->from.port;
-            out.inputNode[into[0]->from.port] = name;
+            inputAlias[name] = portKey(into[0]->from.port);
+            out.inputNode[portKey(into[0]->from.port)] = name;
         } else if (from.size() == 1 && from[0]->to.node.empty() && !from[0]->hasProjection &&
-                   out.outputNode.count(from[0]->to.port) == 0) {
-            outputAlias[name] = from[0]->to.port;
-            out.outputNode[from[0]->to.port] = name;
+                   out.outputNode.count(portKey(from[0]->to.port)) == 0 &&
+                   portSize(portKey(from[0]->to.port), false) > 0) {
+            outputAlias[name] = portKey(from[0]->to.port);
+            out.outputNode[portKey(from[0]->to.port)] = name;
         }
     }
-    const auto portSize = [&](const std::string& port, bool input) {
-        for (const auto& p : input ? net.inputPorts() : net.outputPorts()) {
-            if (p.name == port) {
-                return p.size;
-            }
-        }
-        return std::int64_t{0};
-    };
     for (const auto& p : net.inputPorts()) {
         if (out.inputNode.count(p.name) == 0) {
             out.inputNode[p.name] = freshName(p.name == "in" ? "input" : p.name);
@@ -304,7 +398,7 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
                 if (c.to.node != name || c.delayed) {
                     continue;
                 }
-                const std::string key = c.from.node.empty() ? "/" + c.from.port : c.from.node;
+                const std::string key = c.from.node.empty() ? std::string("/").append(portKey(c.from.port)) : c.from.node;
                 if (outDims.count(key) > 0 && !c.hasProjection) {
                     in = outDims.at(key);
                     ready = true;
@@ -375,7 +469,7 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
         n.type = "Output";
         Dims shape{portSize(p.name, false)};
         for (const auto& c : wires) {
-            if (c.to.node.empty() && c.to.port == p.name && !c.from.node.empty() &&
+            if (c.to.node.empty() && portKey(c.to.port) == p.name && !c.from.node.empty() &&
                 outDims.count(c.from.node) > 0 && product(outDims.at(c.from.node)) == shape[0]) {
                 shape = outDims.at(c.from.node);
             }
@@ -387,21 +481,25 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
     // Edges; a projection becomes a node between its ends.
     const auto sourceName = [&](const Endpoint& e) -> std::string {
         if (e.node.empty()) {
-            return out.inputNode.at(e.port);
+            const auto it = out.inputNode.find(portKey(e.port));
+            return it == out.inputNode.end() ? std::string() : it->second;
         }
         const auto nested = m_nested.find(prefix + e.node);
         if (nested != m_nested.end() && nested->second.outputNode.size() > 1) {
-            return e.node + "." + nested->second.outputNode.at(e.port);
+            const auto it = nested->second.outputNode.find(e.port);
+            return it == nested->second.outputNode.end() ? std::string() : e.node + "." + it->second;
         }
         return e.node;
     };
     const auto targetName = [&](const Endpoint& e) -> std::string {
         if (e.node.empty()) {
-            return out.outputNode.at(e.port);
+            const auto it = out.outputNode.find(portKey(e.port));
+            return it == out.outputNode.end() ? std::string() : it->second;
         }
         const auto nested = m_nested.find(prefix + e.node);
         if (nested != m_nested.end() && nested->second.inputNode.size() > 1) {
-            return e.node + "." + nested->second.inputNode.at(e.port);
+            const auto it = nested->second.inputNode.find(e.port);
+            return it == nested->second.inputNode.end() ? std::string() : e.node + "." + it->second;
         }
         return e.node;
     };
@@ -414,6 +512,14 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
         }
         const std::string from = inputAlias.count(c.from.node) > 0 ? c.from.node : sourceName(c.from);
         const std::string to = outputAlias.count(c.to.node) > 0 ? c.to.node : targetName(c.to);
+        if (from.empty() || to.empty()) {
+            // The whole boundary of a network split into named ports ("in" beside "in.exc"):
+            // a NIR edge starts or ends at one Input or Output node.
+            m_leftOut.push_back(prefix + c.name + ": the wire " + c.from.toString() + " -> " +
+                                c.to.toString() + " (it spans several boundary ports; NIR "
+                                "edges join single nodes)");
+            continue;
+        }
         if (!c.hasProjection) {
             g.edges.push_back({from, to});
             continue;

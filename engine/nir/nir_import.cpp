@@ -106,8 +106,8 @@ std::vector<std::pair<std::string, Dims>> GraphImporter::boundary(const std::str
 End GraphImporter::resolve(const std::string& text, bool asSource, std::size_t edge) const
 {
     const NirEdge& e = m_g.edges[edge];
-    const auto missing = [&] {
-        throw Error(m_c.source + ": " + (m_prefix.empty() ? "" : "graph '" + m_prefix.substr(0, m_prefix.size() - 1) + "': ") +
+    const auto missing = [&]() -> Error {
+        return Error(m_c.source + ": " + (m_prefix.empty() ? "" : "graph '" + m_prefix.substr(0, m_prefix.size() - 1) + "': ") +
                     "edge " + e.source + " -> " + e.target + " names a node that does not exist ('" +
                     text + "')");
     };
@@ -134,7 +134,7 @@ End GraphImporter::resolve(const std::string& text, bool asSource, std::size_t e
             return {i, tail};
         }
     }
-    missing();
+    throw missing();
 }
 
 void GraphImporter::order()
@@ -394,8 +394,34 @@ std::unique_ptr<Network> GraphImporter::build()
 
 const std::vector<std::string>& discretisations()
 {
-    static const std::vector<std::string> all{"euler", "exact"};
+    static const std::vector<std::string> all{"euler", "exact", "rockpool"};
     return all;
+}
+
+const std::vector<std::string>& timeUnits()
+{
+    static const std::vector<std::string> all{"s", "steps"};
+    return all;
+}
+
+double rockpoolDt(double tau, double r)
+{
+    if (!(r > 0.0) || !(tau > 0.0) || !std::isfinite(r)) {
+        return 0.0;
+    }
+    // u = dt / tau solves u e^u = 1 / r (Lambert W0); Halley's iteration from log1p(1 / r).
+    const double x = 1.0 / r;
+    double w = std::log1p(x);
+    for (int k = 0; k < 50; ++k) {
+        const double ew = std::exp(w);
+        const double f = w * ew - x;
+        const double step = f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
+        w -= step;
+        if (std::abs(step) <= 1e-15 * (1.0 + std::abs(w))) {
+            break;
+        }
+    }
+    return tau * w;
 }
 
 NirImport importNir(const NirFile& file, const std::string& sourceName,
@@ -408,7 +434,11 @@ NirImport importNir(const NirFile& file, const std::string& sourceName,
     const auto& known = discretisations();
     if (std::find(known.begin(), known.end(), options.discretisation) == known.end()) {
         throw Error(sourceName + ": discretisation '" + options.discretisation +
-                    "': expected euler or exact");
+                    "': expected euler, exact or rockpool");
+    }
+    const auto& units = timeUnits();
+    if (std::find(units.begin(), units.end(), options.timeUnit) == units.end()) {
+        throw Error(sourceName + ": time unit '" + options.timeUnit + "': expected s or steps");
     }
     // Versions 0.x and 1.x are read; a later major version may mean other layouts.
     const std::string& v = file.version;

@@ -13,7 +13,7 @@
 //
 // NIR is continuous-time: the options say the time step and the discretisation that neurons use
 // (stored on every neuron as its `dt` and `discretisation` attributes, so the document keeps
-// them). Everything is validated before anything is returned: a problem throws one Error
+// them), and whether the file counts time in seconds or in steps. Everything is validated before anything is returned: a problem throws one Error
 // "<file>: node '<path>': <what was expected>". Stateless functions; any thread.
 #pragma once
 
@@ -30,13 +30,23 @@ namespace spike::engine::nir {
 struct NirImportOptions {
     double dt = 1e-3;  ///< time step [s], > 0
     /// "euler": one forward-Euler step of dt (NIR's reference scheme; Norse and snnTorch
-    /// simulate so); "exact": the exact solution over dt with the input held (Rockpool's
-    /// exponential decay).
+    /// simulate so); "exact": the exact solution over dt with the input held; "rockpool": as
+    /// Rockpool simulates what its to_nir wrote: a CubaLIF becomes the engine's LIF (Rockpool's
+    /// LIFTorch, bias = v_leak), an LI steps by "impulse" (ExpSynTorch), other neurons "exact".
     std::string discretisation = "euler";
+    /// "s": time constants and delays are seconds, as NIR specifies; "steps": they count time
+    /// steps of dt (Sinabs writes tau so), so they are multiplied by dt and IF's and
+    /// Integrator's r (rates) divided by it.
+    std::string timeUnit = "s";
 };
 
 /// The discretisations NirImportOptions accepts, default first.
 const std::vector<std::string>& discretisations();
+/// The time units NirImportOptions accepts ("s" first, the default; then "steps").
+const std::vector<std::string>& timeUnits();
+/// The dt [s] at which Rockpool's to_nir writes `r` for a neuron of time constant `tau` [s]
+/// (r = tau exp(-dt / tau) / dt, solved exactly: dt = tau W0(1 / r)); 0 when r <= 0.
+double rockpoolDt(double tau, double r);
 
 /// A graph as a module tree, with what the import adapted.
 struct NirImport {

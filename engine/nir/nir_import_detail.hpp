@@ -52,4 +52,15 @@ Dims nodeShapes(const Context& c, Item& it, const Dims& given);
 /// The module of a node that is not a NIRGraph (its shapes inferred); fails naming the node.
 std::unique_ptr<Module> nodeModule(const Context& c, const Item& it);
 
+/// The time quantities of an element-wise node's values `v` (as read from the file) in seconds:
+/// with time unit "steps", tau* and delay are multiplied by dt and IF's and Integrator's r
+/// divided by it; with "s", a time constant of a second or more gets a note pointing at
+/// "steps" (Sinabs writes tau in steps). nir_import_peers.cpp.
+void inSeconds(const Context& c, const Item& it, AttributeMap& v);
+/// A CubaLIF node under discretisation "rockpool": the engine's LIF (Rockpool's LIFTorch) of n
+/// neurons from the node's values `v` (in seconds), with notes for what Rockpool does not use
+/// and for a dt other than the one the file's r was written for. nir_import_peers.cpp.
+std::unique_ptr<Module> rockpoolLif(const Context& c, const Item& it, const AttributeMap& v,
+                                    std::int64_t n);
+
 }  // namespace spike::engine::nir::import_detail

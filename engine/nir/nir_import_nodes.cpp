@@ -510,11 +510,16 @@ std::unique_ptr<Module> nodeModule(const Context& c, const Item& it)
             }
         }
     }
+    inSeconds(c, it, v);
+    if (c.options.discretisation == "rockpool" && type == "CubaLIF") {
+        return rockpoolLif(c, it, v, n);
+    }
     if (t.timed) {
         v["dt"] = Tensor(Shape{}, std::vector<float>{static_cast<float>(c.options.dt)});
     }
     if (t.discretised) {
-        v["discretisation"] = c.options.discretisation;
+        const std::string& d = c.options.discretisation;
+        v["discretisation"] = d != "rockpool" ? d : type == "LI" ? "impulse" : "exact";
     }
     return build(t.engine, {{"shape", {n}}}, v);
 }

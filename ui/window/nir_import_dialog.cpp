@@ -18,6 +18,7 @@ namespace {
 
 constexpr const char* kDtKey = "nir/dtMs";
 constexpr const char* kMethodKey = "nir/discretisation";
+constexpr const char* kTimeUnitKey = "nir/timeUnit";
 
 }  // namespace
 
@@ -53,6 +54,14 @@ NirImportDialog::NirImportDialog(const QString& fileName, QWidget* parent) : QDi
         m_method->addItem(methodTitle(method), method);
     }
     form->addRow(tr("&Method:"), m_method);
+
+    m_timeUnit = new QComboBox(this);
+    m_timeUnit->setObjectName(QStringLiteral("nirTimeUnit"));
+    m_timeUnit->addItem(tr("Seconds, as NIR specifies"), QStringLiteral("s"));
+    m_timeUnit->addItem(tr("Time steps of dt (Sinabs writes \u03c4 so)"), QStringLiteral("steps"));
+    m_timeUnit->setToolTip(tr("What the file's time constants and delays count. Sinabs writes "
+                              "\u03c4 in time steps; \"Time steps\" multiplies them by dt."));
+    form->addRow(tr("Time constants &in:"), m_timeUnit);
     layout->addLayout(form);
 
     m_explanation = new QLabel(this);
@@ -64,8 +73,8 @@ NirImportDialog::NirImportDialog(const QString& fileName, QWidget* parent) : QDi
     m_explanation->setFont(small);
     layout->addWidget(m_explanation);
 
-    auto* note = new QLabel(tr("Both can be changed after opening: dt in the toolbar, the method "
-                               "as each neuron's discretisation in the Inspector."),
+    auto* note = new QLabel(tr("dt and the method can be changed after opening: dt in the toolbar, "
+                               "the method as each NIR neuron's discretisation in the Inspector."),
                             this);
     note->setWordWrap(true);
     layout->addWidget(note);
@@ -82,6 +91,7 @@ NirImportDialog::NirImportDialog(const QString& fileName, QWidget* parent) : QDi
     m_dt->setValue(start.dt * 1e3);
     const int index = m_method->findData(QString::fromStdString(start.discretisation));
     m_method->setCurrentIndex(std::max(index, 0));
+    m_timeUnit->setCurrentIndex(std::max(m_timeUnit->findData(QString::fromStdString(start.timeUnit)), 0));
     connect(m_method, &QComboBox::currentIndexChanged, this, &NirImportDialog::showExplanation);
     showExplanation();
     setMinimumWidth(fontMetrics().averageCharWidth() * 72);
@@ -94,6 +104,7 @@ engine::nir::NirImportOptions NirImportDialog::options() const
     engine::nir::NirImportOptions o;
     o.dt = m_dt->value() * 1e-3;
     o.discretisation = m_method->currentData().toString().toStdString();
+    o.timeUnit = m_timeUnit->currentData().toString().toStdString();
     return o;
 }
 
@@ -111,6 +122,11 @@ engine::nir::NirImportOptions NirImportDialog::remembered()
     if (std::find(known.begin(), known.end(), method) != known.end()) {
         o.discretisation = method;
     }
+    const std::string unit = settings.value(QLatin1String(kTimeUnitKey)).toString().toStdString();
+    const auto& units = engine::nir::timeUnits();
+    if (std::find(units.begin(), units.end(), unit) != units.end()) {
+        o.timeUnit = unit;
+    }
     return o;
 }
 
@@ -119,6 +135,7 @@ void NirImportDialog::remember(const engine::nir::NirImportOptions& options)
     QSettings settings;
     settings.setValue(QLatin1String(kDtKey), options.dt * 1e3);
     settings.setValue(QLatin1String(kMethodKey), QString::fromStdString(options.discretisation));
+    settings.setValue(QLatin1String(kTimeUnitKey), QString::fromStdString(options.timeUnit));
 }
 
 QString NirImportDialog::methodTitle(const QString& discretisation)
@@ -127,7 +144,10 @@ QString NirImportDialog::methodTitle(const QString& discretisation)
         return tr("Forward Euler (NIR reference; Norse, snnTorch)");
     }
     if (discretisation == QLatin1String("exact")) {
-        return tr("Exact exponential decay (Rockpool)");
+        return tr("Exact exponential decay, input held");
+    }
+    if (discretisation == QLatin1String("rockpool")) {
+        return tr("As Rockpool simulates its exports");
     }
     return discretisation;
 }
@@ -140,7 +160,12 @@ QString NirImportDialog::methodExplanation(const QString& discretisation)
     }
     if (discretisation == QLatin1String("exact")) {
         return tr("The exact solution over dt with the input held: v relaxes by exp(\u2212dt/\u03c4) per "
-                  "step, Rockpool's decay (Rockpool adds the input its own way); stable at any dt.");
+                  "step; stable at any dt.");
+    }
+    if (discretisation == QLatin1String("rockpool")) {
+        return tr("For files Rockpool wrote: a CubaLIF runs as Rockpool's LIF (input added to the "
+                  "current, spikes at v \u2265 threshold, several per step, the threshold "
+                  "subtracted), an LI as its ExpSyn; use the dt the file was written for.");
     }
     return tr("The engine's \"%1\" discretisation.").arg(discretisation);
 }

@@ -1,9 +1,10 @@
 // NirImportDialog: how to discretise a NIR file being opened (File ▸ Open, Open Recent, the start
 // page's recent files, `spikestudio FILE.nir`). NIR graphs are continuous-time; the engine needs
 // a time step and a discretisation (engine::nir::NirImportOptions) to make them run. The dialog
-// offers the time step [ms] and the methods of engine::nir::discretisations() with a one-line
-// explanation of the one chosen; OK remembers the choice (QSettings "nir/dtMs",
-// "nir/discretisation") as the next default, Cancel changes nothing. It only asks: the caller
+// offers the time step [ms], the methods of engine::nir::discretisations() with a one-line
+// explanation of the one chosen, and whether the file's time constants count seconds or steps;
+// OK remembers the choice (QSettings "nir/dtMs", "nir/discretisation", "nir/timeUnit") as the
+// next default, Cancel changes nothing. It only asks: the caller
 // imports. Thread: GUI thread.
 #pragma once
 
@@ -34,7 +35,7 @@ public:
 
     /// The options the fields say (dt in seconds).
     engine::nir::NirImportOptions options() const;
-    /// The options chosen at the last OK (QSettings), or the engine's defaults (1 ms, "euler").
+    /// The options chosen at the last OK (QSettings), or the engine's defaults (1 ms, "euler", s).
     static engine::nir::NirImportOptions remembered();
     /// Stores `options` as the next default.
     static void remember(const engine::nir::NirImportOptions& options);
@@ -46,6 +47,8 @@ public:
 
     QDoubleSpinBox* timeStepBox() const { return m_dt; }
     QComboBox* methodBox() const { return m_method; }
+    /// Seconds or time steps: what the file's time constants count.
+    QComboBox* timeUnitBox() const { return m_timeUnit; }
     /// The explanation under the method box.
     QLabel* explanationLabel() const { return m_explanation; }
     QDialogButtonBox* buttons() const { return m_buttons; }
@@ -57,6 +60,7 @@ private:
 
     QDoubleSpinBox* m_dt = nullptr;
     QComboBox* m_method = nullptr;
+    QComboBox* m_timeUnit = nullptr;
     QLabel* m_explanation = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
 };
