@@ -1,5 +1,6 @@
 // Helpers for the tests of engine/nir/nir_file.hpp (and of what builds on it): reading and
-// writing raw bytes, one-line Error checks, a deep bit-exact comparison of NIR graphs, capturing
+// writing raw bytes, one-line Error checks, deep bit-exact comparisons of NIR graphs (as stored,
+// and what an export must keep of an imported graph), capturing
 // stderr, counting open HDF5 objects, raw HDF5 writing for files the engine would never write,
 // and the storage facts of every dataset of a file (type, dataspace, layout, filters, fill).
 #pragma once
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -183,6 +185,58 @@ inline std::string diffGraph(const NirGraph& a, const NirGraph& b, const std::st
             if (auto d = diffGraph(*x.graph, *y.graph, at); !d.empty()) {
                 return d;
             }
+        }
+    }
+    return "";
+}
+
+/// What an export of an imported graph `b` must keep of the original `a`: every node of `a`
+/// (found by name, any order) with its type and every array parameter bit for bit, shape and
+/// element type included (parameters the exporter adds, such as a Conv's input_shape, may be
+/// extra), nested graphs likewise, and every edge of `a`. The first difference, or "".
+inline std::string diffKept(const NirGraph& a, const NirGraph& b, const std::string& where)
+{
+    if (a.nodes.size() != b.nodes.size()) {
+        return where + ": " + std::to_string(b.nodes.size()) + " nodes, not " +
+               std::to_string(a.nodes.size());
+    }
+    for (const auto& na : a.nodes) {
+        const NirNode* nb = b.find(na.name);
+        if (nb == nullptr) {
+            return where + na.name + ": missing";
+        }
+        if (nb->type != na.type || bool(na.graph) != bool(nb->graph)) {
+            return where + na.name + ": type " + nb->type + ", not " + na.type;
+        }
+        if (na.graph) {
+            if (auto d = diffKept(*na.graph, *nb->graph, where + na.name + "."); !d.empty()) {
+                return d;
+            }
+            continue;
+        }
+        for (const auto& [key, value] : na.params) {
+            if (value.kind != NirValue::Kind::Array) {
+                continue;
+            }
+            const auto other = nb->params.find(key);
+            if (other == nb->params.end()) {
+                return where + na.name + "." + key + ": missing";
+            }
+            if (auto d = diffValue(value, other->second, where + na.name + "." + key); !d.empty()) {
+                return d;
+            }
+        }
+    }
+    if (a.edges.size() != b.edges.size()) {
+        return where + ": " + std::to_string(b.edges.size()) + " edges, not " +
+               std::to_string(a.edges.size());
+    }
+    for (const auto& e : a.edges) {
+        const bool found = std::any_of(b.edges.begin(), b.edges.end(), [&](const auto& f) {
+            return f.source == e.source && f.target == e.target;
+        });
+        if (!found) {
+            return where + e.source + " -> " + e.target + ": missing";
         }
     }
     return "";

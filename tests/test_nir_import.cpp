@@ -13,6 +13,7 @@
 #include "engine/nir/nir_import.hpp"
 #include "engine/runtime/headless_run.hpp"
 #include "engine/tensor/npy.hpp"
+#include "tests/nir_file_test_helpers.hpp"
 
 #include <QtTest/QtTest>
 
@@ -119,48 +120,11 @@ double total(const std::vector<float>& v)
     return s;
 }
 
-/// Whether two NIR graphs hold the same nodes, parameters (bit for bit) and edges.
+/// Whether `b` keeps every node, array (bit for bit) and edge of `a` (nir_file_test_helpers.hpp).
 void compareGraphs(const nir::NirGraph& a, const nir::NirGraph& b, const std::string& where)
 {
-    QCOMPARE(a.nodes.size(), b.nodes.size());
-    for (const auto& na : a.nodes) {
-        const nir::NirNode* nb = b.find(na.name);
-        QVERIFY2(nb != nullptr, qPrintable(QString::fromStdString(where + na.name + " missing")));
-        QCOMPARE(QString::fromStdString(nb->type), QString::fromStdString(na.type));
-        if (na.graph) {
-            QVERIFY(nb->graph != nullptr);
-            compareGraphs(*na.graph, *nb->graph, where + na.name + ".");
-            continue;
-        }
-        for (const auto& [key, value] : na.params) {
-            if (value.kind != nir::NirValue::Kind::Array) {
-                continue;
-            }
-            const auto other = nb->params.find(key);
-            QVERIFY2(other != nb->params.end(),
-                     qPrintable(QString::fromStdString(where + na.name + "." + key + " missing")));
-            const nir::NirArray& x = value.array;
-            const nir::NirArray& y = other->second.array;
-            QVERIFY2(x.shape == y.shape && x.type == y.type,
-                     qPrintable(QString::fromStdString(where + na.name + "." + key + " shape or type")));
-            QCOMPARE(x.values.size(), y.values.size());
-            for (std::size_t i = 0; i < x.values.size(); ++i) {
-                const float fx = static_cast<float>(x.values[i]);
-                const float fy = static_cast<float>(y.values[i]);
-                QVERIFY2(std::memcmp(&fx, &fy, sizeof fx) == 0,
-                         qPrintable(QString::fromStdString(where + na.name + "." + key) +
-                                    QString(" [%1] differs").arg(i)));
-            }
-        }
-    }
-    QCOMPARE(a.edges.size(), b.edges.size());
-    for (std::size_t k = 0; k < a.edges.size(); ++k) {
-        const bool found = std::any_of(b.edges.begin(), b.edges.end(), [&](const nir::NirEdge& e) {
-            return e.source == a.edges[k].source && e.target == a.edges[k].target;
-        });
-        QVERIFY2(found, qPrintable(QString::fromStdString(where + a.edges[k].source + " -> " +
-                                                          a.edges[k].target + " missing")));
-    }
+    const std::string d = spike::tests::diffKept(a, b, where);
+    QVERIFY2(d.empty(), d.c_str());
 }
 
 }  // namespace
