@@ -1,5 +1,7 @@
 // `spikesim analyse MODEL fi`: the f-I curve of one module of a model file as CSV
-// (engine::fiCurve, engine/analysis/fi_curve.hpp; the same numbers the GUI plots), and
+// (engine::fiCurve, engine/analysis/fi_curve.hpp; the same numbers the GUI plots),
+// `spikesim analyse MODEL sweep`: a measure of one module over a grid of one or two of its
+// parameters as CSV (engine::parameterSweep, engine/analysis/parameter_sweep.hpp), and
 // `spikesim analyse MODEL isi`: the spike statistics of one recorded population
 // (engine::spikeStatistics, engine/analysis/spike_statistics.hpp). Main thread;
 // throws engine::Error with a one-line message. The CSV is written to a temporary file beside
@@ -7,6 +9,7 @@
 #include "app/spikesim_commands.hpp"
 
 #include "engine/analysis/fi_curve.hpp"
+#include "engine/analysis/parameter_sweep.hpp"
 #include "engine/analysis/spike_statistics.hpp"
 #include "engine/runtime/headless_run.hpp"
 #include "engine/io/model_io.hpp"
@@ -18,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,6 +53,43 @@ std::string csvOf(const engine::FiCurve& c)
         s << '\n';
     }
     return s.str();
+}
+
+/// The CSV column of a sweep's measure: rate_hz, cv, spikes, peak_<state>.
+std::string measureColumn(const engine::SweepResult& r)
+{
+    if (r.measure == "rate") {
+        return "rate_hz";
+    }
+    return r.measure == "peak" ? "peak_" + r.state : r.measure;
+}
+
+std::string csvOf(const engine::SweepResult& r)
+{
+    std::ostringstream s;
+    s << r.axes[0].attribute << (r.y.empty() ? "" : "," + r.axes[1].attribute) << ','
+      << measureColumn(r) << "\n";
+    const std::size_t ny = std::max<std::size_t>(1, r.y.size());
+    for (std::size_t i = 0; i < r.x.size(); ++i) {
+        for (std::size_t j = 0; j < ny; ++j) {
+            s << exact(r.x[i]) << ',';
+            if (!r.y.empty()) {
+                s << exact(r.y[j]) << ',';
+            }
+            s << exact(r.values[i * ny + j]) << '\n';
+        }
+    }
+    return s.str();
+}
+
+/// The module at `node` (dotted path, "" the root) of `root`; throws Error naming --node.
+const engine::Module& nodeOf(const engine::Module& root, const std::string& node)
+{
+    try {
+        return root.getSubmodule(node);
+    } catch (const Error& e) {
+        throw Error("--node " + node + ": " + e.what());
+    }
 }
 
 void writeAtomically(const std::string& path, const std::string& text)
@@ -85,12 +126,7 @@ int analyseFi(const FiCommandOptions& options, std::ostream& out)
     }
 
     const auto root = engine::nir::loadAnyModel(options.model, options.nir);
-    const engine::Module* node = nullptr;
-    try {
-        node = &root->getSubmodule(options.node);
-    } catch (const Error& e) {
-        throw Error("--node " + options.node + ": " + e.what());
-    }
+    const engine::Module* node = &nodeOf(*root, options.node);
     const std::string name = options.node.empty() ? std::string("(root)") : options.node;
     engine::FiCurve curve;
     try {
@@ -122,6 +158,79 @@ int analyseFi(const FiCommandOptions& options, std::ostream& out)
     summary << ", analytic "
             << (curve.analyticKind.empty() ? "none (" + curve.analyticNote + ")"
                                            : curve.analyticKind)
+            << " -> " << options.outPath << "\n";
+    out << summary.str();
+    return 0;
+}
+
+int analyseSweep(const SweepCommandOptions& options, std::ostream& out)
+{
+    if (options.params.empty() || options.params.size() > 2) {
+        throw Error("--param: give one or two, as NAME=START:STOP:COUNT (got " +
+                    std::to_string(options.params.size()) + ")");
+    }
+    engine::SweepOptions sweep;
+    for (const std::string& text : options.params) {
+        engine::SweepAxis axis;
+        engine::parseSweepAxis(text, axis);
+        sweep.axes.push_back(axis);
+    }
+    sweep.measure = options.measure;
+    sweep.state = options.state;
+    sweep.current = options.current;
+    sweep.steps = options.steps;
+    sweep.warmupSteps = options.warmupSteps;
+    if (!options.outPath.empty() && std::filesystem::is_directory(options.outPath)) {
+        throw Error("--out " + options.outPath + " is a folder; give a file name (sweep.csv)");
+    }
+
+    const auto root = engine::nir::loadAnyModel(options.model, options.nir);
+    const engine::Module& node = nodeOf(*root, options.node);
+    const std::string name = options.node.empty() ? std::string("(root)") : options.node;
+    engine::SweepResult result;
+    try {
+        result = engine::parameterSweep(node, sweep);
+    } catch (const Error& e) {
+        throw Error("--node " + name + ": " + e.what() +
+                    (options.node.empty() ? " (choose a neuron module with --node PATH)" : ""));
+    }
+
+    const std::string csv = csvOf(result);
+    if (options.outPath.empty()) {
+        out << csv;
+        return 0;
+    }
+    writeAtomically(options.outPath, csv);
+    double lo = 0.0;
+    double hi = 0.0;
+    bool any = false;
+    for (double v : result.values) {
+        if (std::isfinite(v)) {
+            lo = any ? std::min(lo, v) : v;
+            hi = any ? std::max(hi, v) : v;
+            any = true;
+        }
+    }
+    std::ostringstream summary;
+    summary << "parameter sweep of " << node.className() << " '" << name << "' ("
+            << result.neurons << (result.neurons == 1 ? " neuron" : " neurons") << ", port "
+            << result.port << ", " << result.steps << " steps of " << result.dt << " s";
+    if (result.warmupSteps > 0) {
+        summary << " after " << result.warmupSteps << " warm-up steps";
+    }
+    summary << ", input " << options.current << "): " << result.x.size();
+    if (!result.y.empty()) {
+        summary << " x " << result.y.size();
+    }
+    summary << " points of " << result.axes[0].attribute
+            << (result.y.empty() ? "" : " x " + result.axes[1].attribute) << ", "
+            << measureColumn(result);
+    if (any) {
+        summary << " " << lo << " to " << hi << (result.unit.empty() ? "" : " " + result.unit);
+    } else {
+        summary << " undefined everywhere";
+    }
+    summary << (result.widePopulation ? ", one wide population" : ", one copy per point")
             << " -> " << options.outPath << "\n";
     out << summary.str();
     return 0;

@@ -46,6 +46,25 @@ struct FiCommandOptions {
 /// the CSV itself on `out` without --out. Returns 0; throws Error for bad input.
 int analyseFi(const FiCommandOptions& options, std::ostream& out);
 
+/// Options of `spikesim analyse MODEL sweep`.
+struct SweepCommandOptions {
+    std::string model;
+    std::string node;                   ///< dotted module path; "" is the root
+    std::vector<std::string> params;    ///< NAME=START:STOP:COUNT, one or two
+    std::string measure = "rate";       ///< rate | cv | spikes | peak
+    std::string state;                  ///< for peak: the state; "" = the membrane
+    double current = 0.0;               ///< constant input per step on every input channel
+    std::optional<std::int64_t> steps;  ///< measured steps; default 1 s / dt
+    std::int64_t warmupSteps = 0;
+    std::string outPath;                ///< CSV file; "" writes the CSV to the output stream
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
+};
+
+/// Runs `spikesim analyse MODEL sweep` (spikesim_analyse.cpp): writes the CSV (NAME1[,NAME2],
+/// MEASURE; one row per grid point, x-major) to options.outPath with a one-line summary on `out`,
+/// or the CSV itself on `out` without --out. Returns 0; throws Error for bad input.
+int analyseSweep(const SweepCommandOptions& options, std::ostream& out);
+
 /// Options of `spikesim analyse MODEL isi`.
 struct IsiCommandOptions {
     std::string model;

@@ -68,7 +68,8 @@ int main(int argc, char** argv)
         ->check(CLI::Range(1e-6, 1e6));
 
     spike::app::FiCommandOptions fi;
-    auto* analyse = app.add_subcommand("analyse", "Measure a model: f-I curve (fi), spike statistics (isi)");
+    auto* analyse = app.add_subcommand(
+        "analyse", "Measure a model: f-I curve (fi), parameter sweep (sweep), spike statistics (isi)");
     analyse->require_subcommand(1);
     auto* fiCmd = analyse->add_subcommand("fi", "f-I curve of a neuron module as CSV");
     analyse->add_option("MODEL", fi.model, "Model file (.json or .nir)")->required();
@@ -81,6 +82,22 @@ int main(int argc, char** argv)
                                          "Measured steps per current (default: 1 s / dt)");
     fiCmd->add_option("--warmup", fi.warmupSteps, "Steps run first and not counted (default 0)");
     fiCmd->add_option("--out", fi.outPath, "CSV file to write (default: the CSV on stdout)");
+    spike::app::SweepCommandOptions sweep;
+    auto* sweepCmd = analyse->add_subcommand(
+        "sweep", "A measure of a neuron module over a grid of one or two parameters as CSV");
+    sweepCmd->add_option("--node", sweep.node, "Dotted path of the neuron module (default: the root)");
+    sweepCmd->add_option("--param", sweep.params,
+                         "Parameter and its values NAME=START:STOP:COUNT; give one or two");
+    sweepCmd->add_option("--measure", sweep.measure,
+                         "rate (Hz, default), cv (mean ISI CV), spikes (count) or peak (of --state)");
+    sweepCmd->add_option("--state", sweep.state, "State whose peak is measured (default: the membrane)");
+    sweepCmd->add_option("--current", sweep.current,
+                         "Constant input per step on every input channel (default 0)");
+    std::int64_t sweepSteps = 0;
+    auto* sweepStepsOpt = sweepCmd->add_option("--steps", sweepSteps,
+                                               "Measured steps per point (default: 1 s / dt)");
+    sweepCmd->add_option("--warmup", sweep.warmupSteps, "Steps run first and not measured (default 0)");
+    sweepCmd->add_option("--out", sweep.outPath, "CSV file to write (default: the CSV on stdout)");
     spike::app::IsiCommandOptions isi;
     auto* isiCmd = analyse->add_subcommand(
         "isi", "Spike statistics of a recorded population: ISI histogram as CSV, rates, CV, Fano");
@@ -108,6 +125,14 @@ int main(int argc, char** argv)
         if (analyse->parsed()) {
             if (fiStepsOpt->count() > 0) {
                 fi.steps = fiSteps;
+            }
+            if (sweepCmd->parsed()) {
+                sweep.model = fi.model;
+                sweep.nir = nir;
+                if (sweepStepsOpt->count() > 0) {
+                    sweep.steps = sweepSteps;
+                }
+                return spike::app::analyseSweep(sweep, std::cout);
             }
             if (isiCmd->parsed()) {
                 isi.model = fi.model;

@@ -1,8 +1,12 @@
 // `spikesim analyse MODEL fi`, driven as a user would (QProcess): the CSV equals an in-process
 // engine::fiCurve() number for number, the summary names the rheobase, no --out prints the CSV,
 // and every bad input exits 1 with one line naming it and leaves no file behind. `spikesim analyse
-// MODEL isi`: the ISI histogram CSV equals engine::spikeStatistics of the same run in process.
+// MODEL sweep`: the CSV equals an in-process engine::parameterSweep() number for number (2-D to a
+// file, 1-D peak on stdout), and a bad --param, parameter or measure exits 1 leaving no file.
+// `spikesim analyse MODEL isi`: the ISI histogram CSV equals engine::spikeStatistics of the same
+// run in process.
 #include "engine/analysis/fi_curve.hpp"
+#include "engine/analysis/parameter_sweep.hpp"
 #include "engine/analysis/spike_statistics.hpp"
 #include "engine/runtime/headless_run.hpp"
 #include "engine/io/model_io.hpp"
@@ -13,6 +17,8 @@
 
 #include <QProcess>
 #include <QTemporaryDir>
+
+#include <algorithm>
 
 #include <fstream>
 #include <sstream>
@@ -157,6 +163,82 @@ private slots:
             runSpikesim({"analyse", dir.filePath("none.json"), "fi", "--current", "0:1:5"});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY2(missing.err.contains("none.json"), qPrintable(missing.err));
+    }
+
+    void sweepCsvEqualsTheEngine()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("sweep.csv");
+        const Outcome o = runSpikesim({"analyse", example(), "sweep", "--node", "lif", "--param",
+                                       "tau_mem=0.01:0.05:5", "--param", "bias=0:0.02:3",
+                                       "--current", "0.01", "--steps", "500", "--warmup", "20",
+                                       "--out", csv});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains("parameter sweep of LIF 'lif' (6 neurons, port in, 500 steps of "
+                                "0.001 s after 20 warm-up steps, input 0.01): 5 x 3 points of "
+                                "tau_mem x bias, rate_hz 0 to "),
+                 qPrintable(o.out));
+        QVERIFY2(o.out.contains("one wide population"), qPrintable(o.out));
+        std::ifstream f(csv.toStdString());
+        std::stringstream text;
+        text << f.rdbuf();
+        const auto table = rows(text.str());
+        QCOMPARE(table.size(), std::size_t{16});
+        QCOMPARE(table[0], (std::vector<std::string>{"tau_mem", "bias", "rate_hz"}));
+
+        const auto root = loadModel(example().toStdString());
+        SweepOptions options;
+        parseSweepAxis("tau_mem=0.01:0.05:5", options.axes.emplace_back());
+        parseSweepAxis("bias=0:0.02:3", options.axes.emplace_back());
+        options.current = 0.01;
+        options.steps = 500;
+        options.warmupSteps = 20;
+        const SweepResult r = parameterSweep(root->getSubmodule("lif"), options);
+        for (std::size_t k = 0; k < 15; ++k) {
+            const auto& row = table[k + 1];
+            QCOMPARE(row.size(), std::size_t{3});
+            QCOMPARE(std::stod(row[0]), r.x[k / 3]);
+            QCOMPARE(std::stod(row[1]), r.y[k % 3]);
+            QCOMPARE(std::stod(row[2]), r.values[k]);
+        }
+        QVERIFY(*std::max_element(r.values.begin(), r.values.end()) > 20.0);
+
+        // One axis, the peak of the membrane, the CSV on stdout.
+        const Outcome peak = runSpikesim({"analyse", example(), "sweep", "--node", "refrac",
+                                          "--param", "v_th=0.5:2:4", "--measure", "peak",
+                                          "--current", "0.5", "--steps", "200"});
+        QCOMPARE(peak.exitCode, 0);
+        const auto peaks = rows(peak.out.toStdString());
+        QCOMPARE(peaks.size(), std::size_t{5});
+        QCOMPARE(peaks[0], (std::vector<std::string>{"v_th", "peak_v"}));
+        SweepOptions peakOptions;
+        parseSweepAxis("v_th=0.5:2:4", peakOptions.axes.emplace_back());
+        peakOptions.measure = "peak";
+        peakOptions.current = 0.5;
+        peakOptions.steps = 200;
+        const SweepResult p = parameterSweep(root->getSubmodule("refrac"), peakOptions);
+        for (std::size_t k = 0; k < 4; ++k) {
+            QCOMPARE(std::stod(peaks[k + 1][1]), p.values[k]);
+        }
+    }
+
+    void sweepBadInputExitsOneWithAMessage()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("sweep.csv");
+        const std::vector<BadCase> cases = {
+            {{"--node", "lif", "--param", "tau_mem=0.01:0.05"}, "--param 'tau_mem=0.01:0.05' is not NAME=START:STOP:COUNT"},
+            {{"--node", "lif", "--param", "bias=x:1:3"}, "--param bias: START 'x' is not a number"},
+            {{"--node", "lif"}, "--param: give one or two"},
+            {{"--node", "lif", "--param", "nope=0:1:3"}, "LIF has no attribute 'nope' (sweepable: tau_mem"},
+            {{"--node", "lif", "--param", "tau_mem=0:0.02:3"}, "grid point tau_mem=0: "},
+            {{"--node", "lif", "--param", "bias=0:1:0"}, "count 0 is out of range"},
+            {{"--node", "lif", "--param", "bias=0:1:3", "--measure", "fast"}, "unknown measure 'fast'"},
+            {{"--node", "lif", "--param", "bias=0:1:3", "--measure", "peak", "--state", "w"},
+             "no recordable state 'w'"},
+            {{"--param", "bias=0:1:3"}, "choose a neuron module with --node"},
+        };
+        expectExitOne(example(), "sweep", cases, csv);
     }
 
     void isiCsvEqualsTheEngine()
