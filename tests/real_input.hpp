@@ -2,12 +2,14 @@
 // and key presses go through QTest (spontaneous events through QApplication::notify); a wheel
 // turn is a spontaneous QWheelEvent delivered to the widget under the point, so it propagates to
 // the parents as the window system's would (QTest has no wheel function). Also the one list of
-// the bundled examples. Shared by test_inspector_input, test_inspector_crashes and test_gui_monkey.
+// the bundled examples, and walking a context menu by keys. Shared by the widget tests.
 #pragma once
 
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QDir>
+#include <QMenu>
+#include <QTimer>
 #include <QScrollArea>
 #include <QSpontaneKeyEvent>
 #include <QWheelEvent>
@@ -84,6 +86,35 @@ inline void typeInto(QWidget* w, const QString& text)
     QTest::mouseClick(w, Qt::LeftButton, Qt::NoModifier, w->rect().center());
     QTest::keyClick(w, Qt::Key_A, Qt::ControlModifier);
     QTest::keyClicks(w, text);
+}
+
+/// Walks the open context menu by keys to `top` ▸ `entry` and presses Return (on a timer, since
+/// the menu's exec() blocks). Sets `done` once the entry was activated.
+inline void chooseFromContextMenu(const QString& top, const QString& entry, bool& done)
+{
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, top, entry, &done] {
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        if (menu == nullptr) {
+            return;
+        }
+        const QString active = menu->activeAction() != nullptr
+                                   ? menu->activeAction()->text() : QString();
+        if (menu->title() == top) {  // the submenu is open
+            if (active == entry) {
+                timer->stop();
+                timer->deleteLater();
+                QTest::keyClick(menu, Qt::Key_Return);
+                done = true;
+            } else {
+                QTest::keyClick(menu, Qt::Key_Down);
+            }
+            return;
+        }
+        QTest::keyClick(menu, active == top ? Qt::Key_Right : Qt::Key_Down);
+    });
+    timer->start();
 }
 
 }  // namespace spike::tests

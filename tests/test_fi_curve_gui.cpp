@@ -28,6 +28,7 @@
 
 using namespace spike::ui;  // NOLINT: test file
 using spike::tests::settle;
+using spike::tests::chooseFromContextMenu;
 using spike::tests::typeInto;
 
 namespace {
@@ -35,35 +36,6 @@ namespace {
 QString example()
 {
     return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json");
-}
-
-/// Walks the open context menu by keys to `top` ▸ `entry` and presses Return (on a timer, since
-/// the menu's exec() blocks). Sets `done` once the entry was activated.
-void chooseFromContextMenu(const QString& top, const QString& entry, bool& done)
-{
-    auto* timer = new QTimer;
-    timer->setInterval(20);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer, top, entry, &done] {
-        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
-        if (menu == nullptr) {
-            return;
-        }
-        const QString active = menu->activeAction() != nullptr
-                                   ? menu->activeAction()->text() : QString();
-        if (menu->title() == top) {  // the submenu is open
-            if (active == entry) {
-                timer->stop();
-                timer->deleteLater();
-                QTest::keyClick(menu, Qt::Key_Return);
-                done = true;
-            } else {
-                QTest::keyClick(menu, Qt::Key_Down);
-            }
-            return;
-        }
-        QTest::keyClick(menu, active == top ? Qt::Key_Right : Qt::Key_Down);
-    });
-    timer->start();
 }
 
 }  // namespace

@@ -321,7 +321,7 @@ private slots:
                 }
             }
         }
-        QCOMPARE(seen, 10);  // every file of resources/examples, fi_curve.json included
+        QCOMPARE(seen, 11);  // every file of resources/examples, fi_curve.json included
     }
 
     void bundledExampleLoads()

@@ -420,6 +420,7 @@ QList<ExampleModel> DocumentFile::examples()
         {tr("LIF neuron and a current step"), QStringLiteral(":/examples/lif_current_step.json"), {}, {}},
         {tr("LIF versus LIFRefrac"), QStringLiteral(":/examples/lif_vs_lifrefrac.json"), {}, {}},
         {tr("Rheobase and f-I curve"), QStringLiteral(":/examples/fi_curve.json"), {}, {}},
+        {tr("Parameter sweep: tau_mem against threshold"), QStringLiteral(":/examples/parameter_sweep.json"), {}, {}},
         {tr("Poisson-driven LIF layer"), QStringLiteral(":/examples/poisson_feedforward.json"), {}, {}},
         {tr("Two-layer LIF"), QStringLiteral(":/examples/two_layer_lif.json"), {}, {}},
         {tr("CUBA network"), QStringLiteral(":/examples/cuba_network.json"), {}, {}},

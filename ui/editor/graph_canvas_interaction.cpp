@@ -539,8 +539,12 @@ void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
         const engine::Module* m = m_doc->module(id);
         const auto ports = m != nullptr ? m->outputPorts() : std::vector<engine::PortSpec>{};
         if (std::any_of(ports.begin(), ports.end(), [](const engine::PortSpec& p) { return p.name == "spikes"; })) {
-            menu.addMenu(tr("Analyse"))->addAction(tr("f-I curve…"), this, [this, id] {
+            QMenu* analyse = menu.addMenu(tr("Analyse"));
+            analyse->addAction(tr("f-I curve…"), this, [this, id] {
                 Q_EMIT analyseRequested(id, QStringLiteral("fi"));
+            });
+            analyse->addAction(tr("Parameter sweep…"), this, [this, id] {
+                Q_EMIT analyseRequested(id, QStringLiteral("sweep"));
             });
             menu.addSeparator();
         }

@@ -7,7 +7,6 @@
 #include "ui/editor/graph_breadcrumb.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
-#include "ui/window/fi_curve_dialog.hpp"
 #include "ui/inspector/equation_view.hpp"
 #include "ui/inspector/connection_panel.hpp"
 #include "ui/inspector/inspector.hpp"
@@ -182,11 +181,7 @@ void MainWindow::buildCentre()
             QMessageBox::warning(this, tr("Cannot plot %1").arg(signal), error);
         }
     });
-    connect(m_canvas, &GraphCanvas::analyseRequested, this, [this](NodeId id, const QString&) {
-        auto* dialog = new FiCurveDialog(*m_doc, id, this);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->show();
-    });
+    connect(m_canvas, &GraphCanvas::analyseRequested, this, &MainWindow::openAnalysis);
     connect(m_canvas, &GraphCanvas::editRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(tr("Refused: %1").arg(reason)); });
 }

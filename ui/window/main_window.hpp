@@ -288,6 +288,11 @@ private:
     void buildStartPage();
     /// The centre shows the canvas and plots again.
     void leaveStartPage();
+    // main_window_analyse.cpp
+    /// Opens the dialog of `analysis` ("fi" or "sweep") for node `id`.
+    void openAnalysis(NodeId id, const QString& analysis);
+    /// View ▸ Analyse: the analyses of the one selected neuron population.
+    void buildAnalyseMenu(QMenu* view);
     // main_window_help.cpp
     void buildHelpMenu();
     void showShortcuts();

@@ -237,6 +237,7 @@ void MainWindow::buildMenus()
         view->addAction(d->toggleViewAction());
     }
     view->addSeparator();
+    buildAnalyseMenu(view);
     buildLayoutMenu(view);
     view->addAction(action(QStringLiteral("action.resetLayout")));
 

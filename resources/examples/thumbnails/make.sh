@@ -40,4 +40,5 @@ izhikevich_presets 2000
 coba_network 1500
 dynamics_network_driven 400
 dynamics_network 100
+parameter_sweep 300
 LIST

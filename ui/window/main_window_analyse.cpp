@@ -1,0 +1,72 @@
+// MainWindow: the analyses of a neuron population - the node context menu's Analyse entries
+// (GraphCanvas::analyseRequested) and View ▸ Analyse, which offers them for the one selected node
+// with a "spikes" output and says in its entries' text why they are off otherwise. Each opens a
+// non-modal dialog of its own (FiCurveDialog, SweepDialog) that deletes itself when closed.
+// Thread: GUI thread. See main_window.hpp.
+#include "ui/window/main_window.hpp"
+
+#include "ui/editor/graph_canvas.hpp"
+#include "ui/window/fi_curve_dialog.hpp"
+#include "ui/window/sweep_dialog.hpp"
+
+#include <QAction>
+#include <QMenu>
+
+#include <algorithm>
+
+namespace spike::ui {
+
+void MainWindow::openAnalysis(NodeId id, const QString& analysis)
+{
+    QDialog* dialog = nullptr;
+    if (analysis == QLatin1String("sweep")) {
+        dialog = new SweepDialog(*m_doc, id, this);
+    } else {
+        dialog = new FiCurveDialog(*m_doc, id, this);
+    }
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+void MainWindow::buildAnalyseMenu(QMenu* view)
+{
+    QMenu* analyse = view->addMenu(tr("&Analyse"));
+    analyse->setObjectName(QStringLiteral("analyseMenu"));
+    // The one selected node, when it has a "spikes" output; invalid otherwise.
+    const auto spikingSelection = [this] {
+        const QList<NodeId> selected = m_canvas->selectedNodes();
+        const engine::Module* m = selected.size() == 1 ? m_doc->module(selected.front()) : nullptr;
+        if (m == nullptr) {
+            return NodeId{};
+        }
+        const auto ports = m->outputPorts();
+        const bool spiking = std::any_of(ports.begin(), ports.end(),
+                                         [](const engine::PortSpec& p) { return p.name == "spikes"; });
+        return spiking ? selected.front() : NodeId{};
+    };
+    const std::vector<std::pair<QString, QString>> entries{{QStringLiteral("fi"), tr("f-I curve")},
+                                                           {QStringLiteral("sweep"), tr("Parameter sweep")}};
+    std::vector<std::pair<QAction*, QString>> actions;
+    for (const auto& [kind, text] : entries) {
+        QAction* a = analyse->addAction(text);
+        a->setObjectName(QStringLiteral("action.analyse.") + kind);
+        actions.emplace_back(a, text);
+        connect(a, &QAction::triggered, this, [this, kind = kind, spikingSelection] {
+            if (const NodeId id = spikingSelection(); id.valid()) {
+                openAnalysis(id, kind);
+            }
+        });
+    }
+    // The entries name the node they analyse, or say what to select.
+    connect(analyse, &QMenu::aboutToShow, this, [this, actions, spikingSelection] {
+        const NodeId id = spikingSelection();
+        for (const auto& [action, text] : actions) {
+            action->setEnabled(id.valid());
+            action->setText(id.valid()
+                                ? tr("%1 of %2…").arg(text, QString::fromStdString(m_doc->path(id)))
+                                : tr("%1 (select one neuron population)").arg(text));
+        }
+    });
+}
+
+}  // namespace spike::ui
