@@ -253,6 +253,15 @@ std::string describeModel(const std::string& modelPath, const engine::nir::NirIm
         describeSettings(*m, os);
         describeEquations(*m, os);
         describeAttributes(*m, os);
+        // Summary statistics of the module's current values (the Inspector's Statistics group).
+        const auto statistics = m->statistics();
+        if (!statistics.empty()) {
+            os << "    Statistics\n";
+            for (const auto& st : statistics) {
+                os << "      " << st.name << " = " << std::setprecision(9) << st.value
+                   << std::setprecision(6) << "  (" << st.description << ")\n";
+            }
+        }
         if (const auto* net = dynamic_cast<const engine::Network*>(m)) {
             for (const auto& c : net->connections()) {
                 os << "    connection " << c.name << ": " << c.from.toString() << " -> "

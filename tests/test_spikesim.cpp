@@ -15,6 +15,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <sstream>
 #include <map>
 
 using namespace spike::engine;  // NOLINT: test file
@@ -77,6 +79,28 @@ private slots:
         QVERIFY(o.out.contains("w_rec             (4, 8)"));
         QVERIFY(o.out.contains("Derived (read-only in this mode): alpha"));
         QVERIFY(o.out.contains("Recordable: vmem, isyn, irec, spikes"));
+    }
+
+    void infoPrintsModuleStatistics()
+    {
+        // DynamicsNetwork's statistics (LightZero's get_dynamic_mean / get_reward_mean), as the
+        // Inspector shows them, with the value the module computes from its weights.
+        const QString model = spike::tests::exampleModel("dynamics_network.json");
+        const Outcome o = runSpikesim({"info", model});
+        QCOMPARE(o.exitCode, 0);
+        const auto root = loadModel(model.toStdString());
+        for (const auto& [path, m] : root->namedModules()) {
+            for (const auto& st : m->statistics()) {
+                std::ostringstream line;
+                line << "      " << st.name << " = " << std::setprecision(9) << st.value << "  (";
+                QVERIFY2(o.out.contains(QString::fromStdString(line.str())),
+                         qPrintable(QString::fromStdString(line.str()) + "\n" + o.out.left(2000)));
+            }
+        }
+        QVERIFY(o.out.contains("    Statistics\n      dynamic_mean = "));
+        QVERIFY(o.out.contains("      reward_mean = "));
+        // A module without statistics prints no such group.
+        QVERIFY(!runSpikesim({"info", example()}).out.contains("Statistics"));
     }
 
     void runWritesRecordingsEqualToEvolve()
