@@ -24,6 +24,7 @@
 #include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QThread>
 #include <QTimer>
 #include <QUndoStack>
@@ -135,7 +136,10 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
         grid->addWidget(m_stop[axis], axis + 1, 3);
         grid->addWidget(m_count[axis], axis + 1, 4);
         suggestRange(axis);
-        connect(m_param[axis], &QComboBox::currentIndexChanged, this, [this, axis] { suggestRange(axis); });
+        connect(m_param[axis], &QComboBox::currentIndexChanged, this, [this, axis] {
+            suggestRange(axis);
+            updateFields();
+        });
     }
     grid->setColumnStretch(1, 2);
     for (int c = 2; c <= 4; ++c) {
@@ -189,7 +193,7 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("sweepPlot"));
-    m_plot->setMinimumSize(420, 300);
+    m_plot->setMinimumSize(420, 240);
     m_plot->yAxis->setLabel(tr("measure"));
     connect(m_plot, &QCustomPlot::mousePress, this, &SweepDialog::plotClicked);
 
@@ -234,7 +238,9 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_summary);
     layout->addLayout(buttons);
-    resize(760, 720);
+    // 760 x 720, or what the screen has room for (a 1024 x 700 display).
+    const QRect room = screen() != nullptr ? screen()->availableGeometry() : QRect(0, 0, 1024, 700);
+    resize(std::min(760, room.width() - 40), std::min(720, room.height() - 60));
     updateFields();
     if (sweepable.empty()) {
         showMessage(tr("%1 has no parameter a sweep can vary.").arg(type));
@@ -271,6 +277,11 @@ void SweepDialog::updateFields()
     m_stop[1]->setEnabled(two);
     m_count[1]->setEnabled(two);
     m_state->setEnabled(m_measure->currentData().toString() == QLatin1String("peak"));
+    if (!m_result) {  // the empty plot's axes say what Compute will draw
+        m_plot->xAxis->setLabel(m_param[0]->currentText());
+        m_plot->yAxis->setLabel(two ? m_param[1]->currentText() : m_measure->currentText());
+        m_plot->replot();
+    }
 }
 
 void SweepDialog::suggestRange(int axis)
@@ -281,7 +292,8 @@ void SweepDialog::suggestRange(int axis)
         return;
     }
     const engine::Tensor& t = module->tensor(name.toStdString());
-    const double v = t.numel() > 0 ? static_cast<double>(t[0]) : 0.0;
+    // The float's shortest decimal (0.01, not 0.0099999998), so the range reads as typed.
+    const double v = t.numel() > 0 ? QString::number(t[0], 'g', 7).toDouble() : 0.0;
     double lo = 0.0;
     double hi = 1.0;
     if (v > 0.0) {
@@ -588,6 +600,19 @@ bool SweepDialog::loadPoint(std::size_t i, std::size_t j)
         }
     }
     m_doc.undoStack()->endMacro();
+    // A ring marks the point loaded (replacing an earlier one).
+    for (int k = m_plot->itemCount() - 1; k >= 0; --k) {
+        if (m_plot->item(k)->objectName() == QLatin1String("loadedPoint")) {
+            m_plot->removeItem(k);
+        }
+    }
+    auto* ring = new QCPItemTracer(m_plot);
+    ring->setObjectName(QStringLiteral("loadedPoint"));
+    ring->setStyle(QCPItemTracer::tsCircle);
+    ring->setSize(14.0);
+    ring->setPen(QPen(r.y.empty() ? QColor(214, 39, 40) : QColor(Qt::white), 2.0));
+    ring->position->setCoords(r.x[i], r.y.empty() ? r.values[i] : r.y[j]);
+    m_plot->replot();
     showMessage(QString());
     m_summary->setText(tr("Loaded %1 into the node (Ctrl+Z undoes).").arg(described.join(QStringLiteral(", "))));
     return true;
