@@ -5,8 +5,10 @@
 // `spikesim analyse MODEL isi`: the spike statistics of one recorded population
 // (engine::spikeStatistics, engine/analysis/spike_statistics.hpp). Main thread;
 // throws engine::Error with a one-line message. The CSV is written to a temporary file beside
-// the target and renamed into place, so a failure leaves no partial file.
+// the target and renamed into place (spikesim_files.hpp), so a failure leaves no partial file.
+// `spikesim analyse MODEL phase` lives in spikesim_phase.cpp.
 #include "app/spikesim_commands.hpp"
+#include "app/spikesim_files.hpp"
 
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/analysis/parameter_sweep.hpp"
@@ -16,14 +18,11 @@
 #include "engine/nir/nir_import.hpp"
 #include "engine/tensor/error.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace spike::app {
@@ -89,27 +88,6 @@ const engine::Module& nodeOf(const engine::Module& root, const std::string& node
         return root.getSubmodule(node);
     } catch (const Error& e) {
         throw Error("--node " + node + ": " + e.what());
-    }
-}
-
-void writeAtomically(const std::string& path, const std::string& text)
-{
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << text;
-        f.flush();
-        if (!f) {
-            std::error_code ignored;
-            std::filesystem::remove(tmp, ignored);
-            throw Error("--out " + path + ": cannot write the file");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw Error("--out " + path + ": cannot write the file");
     }
 }
 

@@ -65,6 +65,27 @@ struct SweepCommandOptions {
 /// or the CSV itself on `out` without --out. Returns 0; throws Error for bad input.
 int analyseSweep(const SweepCommandOptions& options, std::ostream& out);
 
+/// Options of `spikesim analyse MODEL phase`.
+struct PhaseCommandOptions {
+    std::string model;
+    std::string node;                   ///< dotted module path; "" is the root
+    std::string x;                      ///< horizontal state; "" = suggested (the membrane)
+    std::string y;                      ///< vertical state; "" = suggested (the next state)
+    std::string range;                  ///< XMIN:XMAX,YMIN:YMAX; "" = suggested
+    std::int64_t grid = 21;             ///< vector-field arrows per axis
+    std::int64_t resolution = 201;      ///< nullcline grid points per axis
+    double current = 0.0;               ///< constant input per step on the input port
+    std::int64_t neuron = 0;            ///< whose parameters and other states are used
+    std::string outPath;                ///< JSON file; "" writes the JSON to the output stream
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
+};
+
+/// Runs `spikesim analyse MODEL phase` (spikesim_phase.cpp): writes the phase portrait as JSON
+/// (axes, vector field, nullclines, fixed points; docs/analysis.md) to options.outPath with a
+/// summary of the fixed points on `out`, or the JSON itself on `out` without --out. Returns 0;
+/// throws Error for bad input.
+int analysePhase(const PhaseCommandOptions& options, std::ostream& out);
+
 /// Options of `spikesim analyse MODEL isi`.
 struct IsiCommandOptions {
     std::string model;

@@ -69,7 +69,7 @@ int main(int argc, char** argv)
 
     spike::app::FiCommandOptions fi;
     auto* analyse = app.add_subcommand(
-        "analyse", "Measure a model: f-I curve (fi), parameter sweep (sweep), spike statistics (isi)");
+        "analyse", "Measure a model: f-I curve (fi), parameter sweep (sweep), phase portrait (phase), spike statistics (isi)");
     analyse->require_subcommand(1);
     auto* fiCmd = analyse->add_subcommand("fi", "f-I curve of a neuron module as CSV");
     analyse->add_option("MODEL", fi.model, "Model file (.json or .nir)")->required();
@@ -98,6 +98,22 @@ int main(int argc, char** argv)
                                                "Measured steps per point (default: 1 s / dt)");
     sweepCmd->add_option("--warmup", sweep.warmupSteps, "Steps run first and not measured (default 0)");
     sweepCmd->add_option("--out", sweep.outPath, "CSV file to write (default: the CSV on stdout)");
+    spike::app::PhaseCommandOptions phase;
+    auto* phaseCmd = analyse->add_subcommand(
+        "phase", "Phase portrait of a neuron module as JSON: vector field, nullclines, fixed points");
+    phaseCmd->add_option("--node", phase.node, "Dotted path of the neuron module (default: the root)");
+    phaseCmd->add_option("--x", phase.x, "State on the horizontal axis (default: the membrane)");
+    phaseCmd->add_option("--y", phase.y, "State on the vertical axis (default: the next state)");
+    phaseCmd->add_option("--range", phase.range,
+                         "Plane XMIN:XMAX,YMIN:YMAX (default: around the state, threshold, reset)");
+    phaseCmd->add_option("--grid", phase.grid, "Vector-field arrows per axis (default 21)");
+    phaseCmd->add_option("--resolution", phase.resolution,
+                         "Nullcline grid points per axis (default 201)");
+    phaseCmd->add_option("--current", phase.current,
+                         "Constant input per step on the input port (default 0)");
+    phaseCmd->add_option("--neuron", phase.neuron,
+                         "Neuron whose parameters and other states are used (default 0)");
+    phaseCmd->add_option("--out", phase.outPath, "JSON file to write (default: the JSON on stdout)");
     spike::app::IsiCommandOptions isi;
     auto* isiCmd = analyse->add_subcommand(
         "isi", "Spike statistics of a recorded population: ISI histogram as CSV, rates, CV, Fano");
@@ -133,6 +149,11 @@ int main(int argc, char** argv)
                     sweep.steps = sweepSteps;
                 }
                 return spike::app::analyseSweep(sweep, std::cout);
+            }
+            if (phaseCmd->parsed()) {
+                phase.model = fi.model;
+                phase.nir = nir;
+                return spike::app::analysePhase(phase, std::cout);
             }
             if (isiCmd->parsed()) {
                 isi.model = fi.model;

@@ -4,9 +4,12 @@
 // MODEL sweep`: the CSV equals an in-process engine::parameterSweep() number for number (2-D to a
 // file, 1-D peak on stdout), and a bad --param, parameter or measure exits 1 leaving no file.
 // `spikesim analyse MODEL isi`: the ISI histogram CSV equals engine::spikeStatistics of the same
-// run in process.
+// run in process. `spikesim analyse MODEL phase`: the JSON's field and fixed points equal an
+// in-process engine::phasePlane() number for number, the summary names the fixed point's
+// stability, and bad axes, ranges or grids exit 1 leaving no file.
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/analysis/parameter_sweep.hpp"
+#include "engine/analysis/phase_plane.hpp"
 #include "engine/analysis/spike_statistics.hpp"
 #include "engine/runtime/headless_run.hpp"
 #include "engine/io/model_io.hpp"
@@ -239,6 +242,68 @@ private slots:
             {{"--param", "bias=0:1:3"}, "choose a neuron module with --node"},
         };
         expectExitOne(example(), "sweep", cases, csv);
+    }
+
+    void phaseJsonEqualsTheEngine()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("phase.json");
+        const Outcome o = runSpikesim({"analyse", example(), "phase", "--node", "refrac",
+                                       "--range", "-0.02:0.12,-0.01:0.03", "--grid", "11",
+                                       "--current", "0.002", "--neuron", "2", "--out", out});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains("phase portrait of LIFRefrac 'refrac' (neuron 2, port in, input "
+                                "0.002): v -0.02 to 0.12 V x i -0.01 to 0.03 V, 11 x 11 arrows"),
+                 qPrintable(o.out));
+        QVERIFY2(o.out.contains("1 fixed point ->") && o.out.contains(": stable (multipliers "),
+                 qPrintable(o.out));
+        std::ifstream f(out.toStdString());
+        const nlohmann::json j = nlohmann::json::parse(f);
+
+        const auto root = loadModel(example().toStdString());
+        const Module& node = root->getSubmodule("refrac");
+        PhasePlaneOptions options = suggestedPhasePlane(node, 2);
+        parsePhaseRange("-0.02:0.12,-0.01:0.03", options);
+        options.grid = 11;
+        options.current = 0.002;
+        const PhasePlane p = phasePlane(node, options);
+        QCOMPARE(j.at("x").at("state").get<std::string>(), std::string("v"));
+        QCOMPARE(j.at("y").at("state").get<std::string>(), std::string("i"));
+        QCOMPARE(j.at("x").at("threshold").get<double>(), *p.xThreshold);
+        QCOMPARE(j.at("field").size(), std::size_t{121});
+        for (std::size_t k = 0; k < p.field.size(); ++k) {
+            const auto& a = j.at("field")[k];
+            QCOMPARE(a[0].get<double>(), p.field[k].x);
+            QCOMPARE(a[1].get<double>(), p.field[k].y);
+            QCOMPARE(a[2].get<double>(), p.field[k].dx);
+            QCOMPARE(a[3].get<double>(), p.field[k].dy);
+            QCOMPARE(a[4].get<bool>(), p.field[k].spiked);
+        }
+        QCOMPARE(j.at("x_nullcline").size(), p.xNullcline.size());
+        QCOMPARE(j.at("fixed_points").size(), std::size_t{1});
+        QCOMPARE(p.fixedPoints.size(), std::size_t{1});
+        const auto& fp = j.at("fixed_points")[0];
+        QCOMPARE(fp.at("x").get<double>(), p.fixedPoints[0].x);
+        QCOMPARE(fp.at("y").get<double>(), p.fixedPoints[0].y);
+        QCOMPARE(fp.at("stability").get<std::string>(), std::string("stable"));
+        QCOMPARE(fp.at("multipliers")[0][0].get<double>(), p.fixedPoints[0].multipliers[0][0]);
+    }
+
+    void phaseBadInputExitsOneWithAMessage()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("phase.json");
+        const std::vector<BadCase> cases = {
+            {{"--node", "lif", "--x", "vm"}, "x 'vm' is not a state variable of LIF (choose from vmem, isyn)"},
+            {{"--node", "lif", "--x", "isyn", "--y", "isyn"}, "x and y are both 'isyn'"},
+            {{"--node", "lif", "--range", "1:0,0:1"}, "the x range 1:0 is empty"},
+            {{"--node", "lif", "--range", "0:1"}, "--range '0:1' is not XMIN:XMAX,YMIN:YMAX"},
+            {{"--node", "lif", "--grid", "1"}, "grid 1 is out of range"},
+            {{"--node", "lif", "--neuron", "6"}, "neuron 6 is out of range (LIF has 6 neurons)"},
+            {{"--node", "current"}, "ConstantCurrent has no state variable; a phase portrait needs two"},
+            {{}, "choose a neuron module with --node"},
+        };
+        expectExitOne(example(), "phase", cases, out);
     }
 
     void isiCsvEqualsTheEngine()
