@@ -391,7 +391,9 @@ private Q_SLOTS:
         const QList<ExampleModel> examples = DocumentFile::examples();
         QVERIFY(examples.size() >= 2);
         const QStringList order{QStringLiteral("LIF neuron and a current step"), QStringLiteral("LIF versus LIFRefrac"),
-                                QStringLiteral("Rheobase and f-I curve"), QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
+                                QStringLiteral("Rheobase and f-I curve"),
+                                QStringLiteral("Parameter sweep: tau_mem against threshold"),
+                                QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
                                 QStringLiteral("CUBA network"), QStringLiteral("Izhikevich firing patterns"),
                                 QStringLiteral("COBA network (conductance-based)"), QStringLiteral("Dynamics network driven by a sine input"),
                                 QStringLiteral("Dynamics network (reference weights)")};

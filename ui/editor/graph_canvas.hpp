@@ -178,8 +178,8 @@ Q_SIGNALS:
     /// port context menu ▸ Plot).
     void plotRequested(spike::ui::NodeId id, const QString& signal);
     /// The user asked for an analysis of module `id`: "fi" (node context menu ▸ Analyse ▸
-    /// f-I curve…) or "sweep" (▸ Parameter sweep…), offered for modules with a "spikes" output
-    /// port.
+    /// f-I curve…), "sweep" (▸ Parameter sweep…) or "phase" (▸ Phase portrait…), offered for
+    /// modules with a "spikes" output port.
     void analyseRequested(spike::ui::NodeId id, const QString& analysis);
 
 protected:

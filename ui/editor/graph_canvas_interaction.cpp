@@ -546,6 +546,9 @@ void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
             analyse->addAction(tr("Parameter sweep…"), this, [this, id] {
                 Q_EMIT analyseRequested(id, QStringLiteral("sweep"));
             });
+            analyse->addAction(tr("Phase portrait…"), this, [this, id] {
+                Q_EMIT analyseRequested(id, QStringLiteral("phase"));
+            });
             menu.addSeparator();
         }
         if (editable) {

@@ -289,7 +289,7 @@ private:
     /// The centre shows the canvas and plots again.
     void leaveStartPage();
     // main_window_analyse.cpp
-    /// Opens the dialog of `analysis` ("fi" or "sweep") for node `id`.
+    /// Opens the dialog of `analysis` ("fi", "sweep" or "phase") for node `id`.
     void openAnalysis(NodeId id, const QString& analysis);
     /// View ▸ Analyse: the analyses of the one selected neuron population.
     void buildAnalyseMenu(QMenu* view);

@@ -1,12 +1,14 @@
 // MainWindow: the analyses of a neuron population - the node context menu's Analyse entries
 // (GraphCanvas::analyseRequested) and View ▸ Analyse, which offers them for the one selected node
 // with a "spikes" output and says in its entries' text why they are off otherwise. Each opens a
-// non-modal dialog of its own (FiCurveDialog, SweepDialog) that deletes itself when closed.
+// non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog) that deletes itself when
+// closed.
 // Thread: GUI thread. See main_window.hpp.
 #include "ui/window/main_window.hpp"
 
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/window/fi_curve_dialog.hpp"
+#include "ui/window/phase_dialog.hpp"
 #include "ui/window/sweep_dialog.hpp"
 
 #include <QAction>
@@ -21,6 +23,8 @@ void MainWindow::openAnalysis(NodeId id, const QString& analysis)
     QDialog* dialog = nullptr;
     if (analysis == QLatin1String("sweep")) {
         dialog = new SweepDialog(*m_doc, id, this);
+    } else if (analysis == QLatin1String("phase")) {
+        dialog = new PhaseDialog(*m_doc, id, this);
     } else {
         dialog = new FiCurveDialog(*m_doc, id, this);
     }
@@ -45,7 +49,8 @@ void MainWindow::buildAnalyseMenu(QMenu* view)
         return spiking ? selected.front() : NodeId{};
     };
     const std::vector<std::pair<QString, QString>> entries{{QStringLiteral("fi"), tr("f-I curve")},
-                                                           {QStringLiteral("sweep"), tr("Parameter sweep")}};
+                                                           {QStringLiteral("sweep"), tr("Parameter sweep")},
+                                                           {QStringLiteral("phase"), tr("Phase portrait")}};
     std::vector<std::pair<QAction*, QString>> actions;
     for (const auto& [kind, text] : entries) {
         QAction* a = analyse->addAction(text);
