@@ -1,7 +1,7 @@
-// FiCurveDialog (fi_curve_dialog.hpp): fields, the worker-thread computation and the plot.
-// Thread: GUI thread; only engine::fiCurve on the Job's own copy runs on the worker, which
-// shares nothing else with the dialog but the Job's atomics (read by the progress timer) and
-// its result (read after QThread::finished).
+// FiCurveDialog (fi_curve_dialog.hpp): fields, the worker-thread computation (AnalysisRunner)
+// and the plot. Thread: GUI thread; only engine::fiCurve on the Job's own copy runs on the
+// worker, which shares nothing else with the dialog but the runner's atomics and the Job's result
+// (read after the worker ended).
 #include "ui/window/fi_curve_dialog.hpp"
 
 #include "ui/plots/plot_export.hpp"
@@ -17,24 +17,19 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QThread>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
-#include <atomic>
 #include <cmath>
 
 namespace spike::ui {
 
-/// One computation: the copy it runs on, its cancel flag and progress (written by the worker,
-/// read by the GUI), and its outcome (written by the worker before it finishes).
+/// One computation: the copy it runs on and its outcome (written by the worker before it ends;
+/// the cancel flag and progress are the AnalysisRunner's).
 struct FiCurveDialog::Job {
     std::unique_ptr<engine::Module> copy;
     engine::FiOptions options;
-    std::atomic<bool> cancel{false};
-    std::atomic<double> progress{0.0};
     std::optional<engine::FiCurve> curve;
     bool cancelled = false;
     QString error;
@@ -70,10 +65,7 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
         dt = module->timeStep();
     }
     const auto field = [this](const QString& name, const QString& text, const QString& tip) {
-        auto* edit = new QLineEdit(text, this);
-        edit->setObjectName(name);
-        edit->setToolTip(tip);
-        return edit;
+        return analysisField(this, name, text, tip);
     };
     m_start = field(QStringLiteral("fiStart"), number(suggested.start),
                     tr("First current, in the input port's units per step"));
@@ -93,17 +85,11 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     form->addRow(tr("Steps (dt %1 s)").arg(number(dt)), m_steps);
     form->addRow(tr("Warm-up steps"), m_warmup);
 
-    m_message = new QLabel(this);
-    m_message->setObjectName(QStringLiteral("fiMessage"));
-    m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #b00020;"));
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("fiSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setMinimumHeight(3 * m_summary->fontMetrics().lineSpacing());
-    m_summary->setText(tr("Compute (Enter) runs every current as one batch of copies of the module and plots "
-                          "its mean and first-ISI rate against the current."));
-    m_message->setVisible(false);
+    m_message = analysisMessageLabel(this, QStringLiteral("fiMessage"));
+    m_summary = analysisSummaryLabel(
+        this, QStringLiteral("fiSummary"),
+        tr("Compute (Enter) runs every current as one batch of copies of the module and plots "
+           "its mean and first-ISI rate against the current."));
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("fiPlot"));
@@ -122,21 +108,11 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_export->setEnabled(false);
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setObjectName(QStringLiteral("fiCancel"));
-    m_cancel->setVisible(false);
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("fiProgress"));
-    m_progress->setRange(0, 100);
-    m_progress->setVisible(false);
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        if (m_job) {
-            m_progress->setValue(static_cast<int>(std::lround(100.0 * m_job->progress.load())));
-        }
-    });
+    m_runner = new AnalysisRunner(m_compute, m_cancel, m_progress, this);
     auto* close = new QPushButton(tr("Close"), this);
     connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
-    connect(m_cancel, &QPushButton::clicked, this, &FiCurveDialog::cancel);
     connect(m_export, &QPushButton::clicked, this, &FiCurveDialog::exportCurve);
     connect(close, &QPushButton::clicked, this, &QDialog::close);
     auto* buttons = new QHBoxLayout;
@@ -165,64 +141,24 @@ QString FiCurveDialog::message() const
 
 bool FiCurveDialog::readOptions(engine::FiOptions& options, QString& error) const
 {
-    const auto real = [&error](QLineEdit* edit, const QString& name, double& out) {
-        bool ok = false;
-        out = edit->text().trimmed().toDouble(&ok);
-        if (!ok || !std::isfinite(out)) {
-            error = tr("%1 '%2' is not a number").arg(name, edit->text());
-            return false;
-        }
-        return true;
-    };
-    const auto whole = [&error](QLineEdit* edit, const QString& name, std::int64_t& out) {
-        bool ok = false;
-        const qlonglong v = edit->text().trimmed().toLongLong(&ok);
-        if (!ok) {
-            error = tr("%1 '%2' is not a whole number").arg(name, edit->text());
-            return false;
-        }
-        out = v;
-        return true;
-    };
     std::int64_t steps = 0;
-    if (!real(m_start, tr("Start"), options.start) || !real(m_stop, tr("Stop"), options.stop) ||
-        !whole(m_count, tr("Count"), options.count) || !whole(m_steps, tr("Steps"), steps) ||
-        !whole(m_warmup, tr("Warm-up"), options.warmupSteps)) {
+    if (!readNumber(m_start, tr("Start"), options.start, error) || !readNumber(m_stop, tr("Stop"), options.stop, error) ||
+        !readWhole(m_count, tr("Count"), options.count, error) || !readWhole(m_steps, tr("Steps"), steps, error) ||
+        !readWhole(m_warmup, tr("Warm-up"), options.warmupSteps, error)) {
         return false;
     }
     options.steps = steps;
     return true;
 }
 
-FiCurveDialog::~FiCurveDialog()
+bool FiCurveDialog::computing() const
 {
-    if (m_thread != nullptr) {
-        disconnect(m_thread, nullptr, this, nullptr);
-        m_job->cancel = true;
-        m_thread->wait();
-        delete m_thread;
-    }
+    return m_runner->busy();
 }
 
 void FiCurveDialog::showMessage(const QString& text)
 {
-    m_message->setText(text);
-    m_message->setVisible(!text.isEmpty());
-}
-
-void FiCurveDialog::setComputing(bool on)
-{
-    m_compute->setEnabled(!on);
-    m_export->setEnabled(!on && m_curve.has_value());
-    m_cancel->setVisible(on);
-    m_cancel->setEnabled(on);
-    m_progress->setVisible(on);
-    m_progress->setValue(0);
-    if (on) {
-        m_progressTimer->start();
-    } else {
-        m_progressTimer->stop();
-    }
+    showAnalysisMessage(m_message, text);
 }
 
 bool FiCurveDialog::compute()
@@ -248,46 +184,38 @@ bool FiCurveDialog::compute()
         showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    Job* raw = job.get();
-    options.cancel = &raw->cancel;
-    options.progress = [raw](double done) { raw->progress = done; };
+    AnalysisRunner* runner = m_runner;
+    options.cancel = &runner->cancelFlag();
+    options.progress = [runner](double done) { runner->progress() = done; };
     job->options = std::move(options);
-    m_job = job;
     showMessage(QString());
-    m_thread = QThread::create([job] {
-        try {
-            job->curve = engine::fiCurve(*job->copy, job->options);
-        } catch (const engine::FiCancelled&) {
-            job->cancelled = true;
-        } catch (const std::exception& e) {
-            job->error = QString::fromStdString(e.what());
-        }
-    });
-    connect(m_thread, &QThread::finished, this, &FiCurveDialog::finishJob);
-    setComputing(true);
-    m_thread->start();
+    m_export->setEnabled(false);
+    m_runner->start(
+        [job] {
+            try {
+                job->curve = engine::fiCurve(*job->copy, job->options);
+            } catch (const engine::FiCancelled&) {
+                job->cancelled = true;
+            } catch (const std::exception& e) {
+                job->error = QString::fromStdString(e.what());
+            }
+        },
+        [this, job] { finishJob(job); });
     return true;
 }
 
 void FiCurveDialog::cancel()
 {
-    if (m_job) {
-        m_job->cancel = true;
-        m_cancel->setEnabled(false);
-    }
+    m_runner->cancel();
 }
 
-void FiCurveDialog::finishJob()
+void FiCurveDialog::finishJob(const std::shared_ptr<Job>& job)
 {
-    m_thread->wait();
-    m_thread->deleteLater();
-    m_thread = nullptr;
-    const std::shared_ptr<Job> job = std::move(m_job);
     if (job->curve) {
         showCurve(*job->curve);
         m_curve = std::move(job->curve);
     }
-    setComputing(false);
+    m_export->setEnabled(m_curve.has_value());
     if (job->cancelled) {
         showMessage(tr("Cancelled; the plot shows the previous curve, if any."));
     } else if (!job->curve) {

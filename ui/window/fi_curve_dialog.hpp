@@ -14,6 +14,7 @@
 
 #include "engine/analysis/fi_curve.hpp"
 #include "ui/document/graph_document.hpp"
+#include "ui/window/analysis_parts.hpp"
 
 #include <QDialog>
 
@@ -25,8 +26,6 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QThread;
-class QTimer;
 
 namespace spike::ui {
 
@@ -38,8 +37,8 @@ public:
     /// For node `id` of `doc` (which must outlive the dialog); the fields start from
     /// engine::suggestedFiOptions of its module.
     FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent = nullptr);
-    /// Cancels a computation in flight and waits for its current batch.
-    ~FiCurveDialog() override;
+    /// Cancels a computation in flight and waits for its current batch (AnalysisRunner).
+    ~FiCurveDialog() override = default;
 
     /// Reads the fields and starts the computation on a worker thread; the plot follows when it
     /// ends (computing() turns false). Returns false, with the message shown under the fields,
@@ -49,7 +48,7 @@ public:
     /// Asks the computation in flight to stop after its current batch.
     void cancel();
     /// Whether a computation is in flight.
-    bool computing() const { return m_thread != nullptr; }
+    bool computing() const;
     /// The last curve computed, if any.
     const std::optional<engine::FiCurve>& curve() const { return m_curve; }
     /// The message under the fields ("" when none).
@@ -70,9 +69,8 @@ private:
     /// The fields as options; false with a message naming the field.
     bool readOptions(engine::FiOptions& options, QString& error) const;
     /// The worker ended: plot its curve or show its message.
-    void finishJob();
+    void finishJob(const std::shared_ptr<Job>& job);
     void showMessage(const QString& text);
-    void setComputing(bool on);
     void showCurve(const engine::FiCurve& curve);
     void exportCurve();
 
@@ -87,9 +85,7 @@ private:
     QPushButton* m_export = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
-    QTimer* m_progressTimer = nullptr;
-    QThread* m_thread = nullptr;
-    std::shared_ptr<Job> m_job;
+    AnalysisRunner* m_runner = nullptr;
     QLabel* m_message = nullptr;
     QLabel* m_summary = nullptr;
     QCustomPlot* m_plot = nullptr;

@@ -1,7 +1,7 @@
-// PhaseDialog (phase_dialog.hpp): fields, the worker-thread computation, the drawing and
-// starting the neuron at a clicked point. Thread: GUI thread; only engine::phasePlane and
-// engine::phaseTrajectory on the Job's own copy run on the worker, which shares nothing else
-// with the dialog; the result is read after QThread::finished.
+// PhaseDialog (phase_dialog.hpp): fields, the worker-thread computation (AnalysisRunner), the
+// drawing and starting the neuron at a clicked point. Thread: GUI thread; only
+// engine::phasePlane and engine::phaseTrajectory on the Job's own copy run on the worker, which
+// shares nothing else with the dialog; the result is read after the worker ended.
 #include "ui/window/phase_dialog.hpp"
 
 #include "ui/document/graph_commands.hpp"
@@ -20,8 +20,6 @@
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
-#include <QScreen>
-#include <QThread>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -93,10 +91,7 @@ PhaseDialog::PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent)
         states = engine::phaseStates(*module);
     }
     const auto field = [this](const QString& name, const QString& tip) {
-        auto* edit = new QLineEdit(this);
-        edit->setObjectName(name);
-        edit->setToolTip(tip);
-        return edit;
+        return analysisField(this, name, QString(), tip);
     };
     m_x = new QComboBox(this);
     m_x->setObjectName(QStringLiteral("phaseX"));
@@ -146,17 +141,11 @@ PhaseDialog::PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent)
         row->addWidget(edit, 1);
     }
 
-    m_message = new QLabel(this);
-    m_message->setObjectName(QStringLiteral("phaseMessage"));
-    m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #b00020;"));
-    m_message->setVisible(false);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("phaseSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setMinimumHeight(3 * m_summary->fontMetrics().lineSpacing());
-    m_summary->setText(tr("Compute (Enter) steps the model once from every point of the plane and draws the "
-                          "field, the nullclines and the fixed points; click the plane to start the neuron there."));
+    m_message = analysisMessageLabel(this, QStringLiteral("phaseMessage"));
+    m_summary = analysisSummaryLabel(
+        this, QStringLiteral("phaseSummary"),
+        tr("Compute (Enter) steps the model once from every point of the plane and draws the field, the "
+           "nullclines and the fixed points; click the plane to start the neuron there."));
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("phasePlot"));
@@ -170,6 +159,7 @@ PhaseDialog::PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_compute->setEnabled(states.size() >= 2);
     m_export = new QPushButton(tr("Export…"), this);
     m_export->setEnabled(false);
+    m_runner = new AnalysisRunner(m_compute, nullptr, nullptr, this);
     auto* close = new QPushButton(tr("Close"), this);
     connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
     connect(m_export, &QPushButton::clicked, this, &PhaseDialog::exportPlane);
@@ -187,8 +177,7 @@ PhaseDialog::PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_summary);
     layout->addLayout(buttons);
-    const QRect room = screen() != nullptr ? screen()->availableGeometry() : QRect(0, 0, 1024, 700);
-    resize(std::min(760, room.width() - 40), std::min(720, room.height() - 60));
+    fitToScreen(this, 760, 720);
 
     if (states.size() < 2) {
         showMessage(states.empty() ? tr("%1 has no state variables; a phase portrait needs two.").arg(type)
@@ -202,15 +191,6 @@ PhaseDialog::PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     connect(&m_doc, &GraphDocument::documentReset, this, &QDialog::close);
 }
 
-PhaseDialog::~PhaseDialog()
-{
-    if (m_thread != nullptr) {
-        disconnect(m_thread, nullptr, this, nullptr);
-        m_thread->wait();
-        delete m_thread;
-    }
-}
-
 QString PhaseDialog::message() const
 {
     return m_message->text();
@@ -218,8 +198,7 @@ QString PhaseDialog::message() const
 
 void PhaseDialog::showMessage(const QString& text)
 {
-    m_message->setText(text);
-    m_message->setVisible(!text.isEmpty());
+    showAnalysisMessage(m_message, text);
 }
 
 void PhaseDialog::suggest()
@@ -252,22 +231,11 @@ void PhaseDialog::suggest()
 
 bool PhaseDialog::readOptions(engine::PhasePlaneOptions& o, std::int64_t& steps, QString& error) const
 {
-    const auto real = [&error](QLineEdit* edit, const QString& name, double& out) {
-        bool ok = false;
-        out = edit->text().trimmed().toDouble(&ok);
-        if (!ok || !std::isfinite(out)) {
-            error = tr("%1 '%2' is not a number").arg(name, edit->text());
-            return false;
-        }
-        return true;
+    const auto real = [&error](const QLineEdit* edit, const QString& name, double& out) {
+        return readNumber(edit, name, out, error);
     };
-    const auto whole = [&error](QLineEdit* edit, const QString& name, std::int64_t& out) {
-        bool ok = false;
-        out = edit->text().trimmed().toLongLong(&ok);
-        if (!ok) {
-            error = tr("%1 '%2' is not a whole number").arg(name, edit->text());
-        }
-        return ok;
+    const auto whole = [&error](const QLineEdit* edit, const QString& name, std::int64_t& out) {
+        return readWhole(edit, name, out, error);
     };
     o.x = m_x->currentData().toString().toStdString();
     o.y = m_y->currentData().toString().toStdString();
@@ -299,32 +267,25 @@ bool PhaseDialog::compute()
         showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    m_job = job;
     showMessage(QString());
-    m_thread = QThread::create([job] {
-        try {
-            job->plane = engine::phasePlane(*job->copy, job->options);
-            const std::int64_t k = job->options.neuron;
-            job->trajectory = engine::phaseTrajectory(*job->copy, job->options, stateOf(*job->copy, job->options.x, k),
-                                                      stateOf(*job->copy, job->options.y, k), job->steps);
-        } catch (const std::exception& e) {
-            job->plane.reset();
-            job->error = QString::fromStdString(e.what());
-        }
-    });
-    connect(m_thread, &QThread::finished, this, &PhaseDialog::finishJob);
-    m_compute->setEnabled(false);
-    m_thread->start();
+    m_runner->start(
+        [job] {
+            try {
+                job->plane = engine::phasePlane(*job->copy, job->options);
+                const std::int64_t k = job->options.neuron;
+                job->trajectory = engine::phaseTrajectory(*job->copy, job->options, stateOf(*job->copy, job->options.x, k),
+                                                          stateOf(*job->copy, job->options.y, k), job->steps);
+            } catch (const std::exception& e) {
+                job->plane.reset();
+                job->error = QString::fromStdString(e.what());
+            }
+        },
+        [this, job] { finishJob(job); });
     return true;
 }
 
-void PhaseDialog::finishJob()
+void PhaseDialog::finishJob(const std::shared_ptr<Job>& job)
 {
-    m_thread->wait();
-    m_thread->deleteLater();
-    m_thread = nullptr;
-    const std::shared_ptr<Job> job = std::move(m_job);
-    m_compute->setEnabled(true);
     if (!job->plane) {
         showMessage(job->error);
         return;

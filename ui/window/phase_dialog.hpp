@@ -17,6 +17,7 @@
 
 #include "engine/analysis/phase_plane.hpp"
 #include "ui/document/graph_document.hpp"
+#include "ui/window/analysis_parts.hpp"
 
 #include <QDialog>
 
@@ -32,7 +33,6 @@ class QLabel;
 class QLineEdit;
 class QMouseEvent;
 class QPushButton;
-class QThread;
 
 namespace spike::ui {
 
@@ -43,13 +43,13 @@ class PhaseDialog : public QDialog {
 public:
     /// For node `id` of `doc` (which must outlive the dialog).
     PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent = nullptr);
-    /// Waits for a computation in flight (one step of a wide copy: short).
-    ~PhaseDialog() override;
+    /// Waits for a computation in flight (AnalysisRunner; one step of a wide copy: short).
+    ~PhaseDialog() override = default;
 
     /// Reads the fields and starts the computation on a worker thread; false with the message
     /// under the fields when it cannot start. The engine's refusals arrive as the message.
     bool compute();
-    bool computing() const { return m_thread != nullptr; }
+    bool computing() const { return m_runner->busy(); }
     /// The last portrait computed, if any.
     const std::optional<engine::PhasePlane>& plane() const { return m_plane; }
     /// The trajectory drawn ((x, y) per step, the start first).
@@ -74,7 +74,7 @@ private:
 
     bool readOptions(engine::PhasePlaneOptions& options, std::int64_t& steps, QString& error) const;
     void suggest();
-    void finishJob();
+    void finishJob(const std::shared_ptr<Job>& job);
     void showMessage(const QString& text);
     void showPlane(const engine::PhasePlane& p);
     void showTrajectory();
@@ -96,8 +96,7 @@ private:
     QCPCurve* m_path = nullptr;
     QPushButton* m_compute = nullptr;
     QPushButton* m_export = nullptr;
-    QThread* m_thread = nullptr;
-    std::shared_ptr<Job> m_job;
+    AnalysisRunner* m_runner = nullptr;
     std::optional<engine::PhasePlane> m_plane;
     std::vector<std::array<double, 2>> m_trajectory;
 };

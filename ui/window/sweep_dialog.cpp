@@ -1,8 +1,7 @@
-// SweepDialog (sweep_dialog.hpp): fields, the worker-thread computation, the line plot or heat
-// map, and loading a clicked point into the node. Thread: GUI thread; only
+// SweepDialog (sweep_dialog.hpp): fields, the worker-thread computation (AnalysisRunner), the
+// line plot or heat map, and loading a clicked point into the node. Thread: GUI thread; only
 // engine::parameterSweep on the Job's own copy runs on the worker, which shares nothing else with
-// the dialog but the Job's atomics (read by the progress timer) and its result (read after
-// QThread::finished).
+// the dialog but the runner's atomics and the Job's result (read after the worker ended).
 #include "ui/window/sweep_dialog.hpp"
 
 #include "ui/document/graph_commands.hpp"
@@ -24,26 +23,20 @@
 #include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScreen>
-#include <QThread>
-#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
-#include <atomic>
 #include <cmath>
 
 namespace spike::ui {
 
-/// One computation: the copy it runs on, its cancel flag and progress (written by the worker,
-/// read by the GUI), and its outcome (written by the worker before it finishes).
+/// One computation: the copy it runs on and its outcome (written by the worker before it ends;
+/// the cancel flag and progress are the AnalysisRunner's).
 struct SweepDialog::Job {
     std::unique_ptr<engine::Module> copy;
     engine::SweepOptions options;
-    std::atomic<bool> cancel{false};
-    std::atomic<double> progress{0.0};
     std::optional<engine::SweepResult> result;
     bool cancelled = false;
     QString error;
@@ -102,10 +95,7 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
         current = 0.5 * engine::suggestedFiOptions(*module).stop;
     }
     const auto field = [this](const QString& name, const QString& text, const QString& tip) {
-        auto* edit = new QLineEdit(text, this);
-        edit->setObjectName(name);
-        edit->setToolTip(tip);
-        return edit;
+        return analysisField(this, name, text, tip);
     };
 
     auto* grid = new QGridLayout;
@@ -179,17 +169,11 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     form->addRow(tr("Steps (dt %1 s)").arg(number(dt)), m_steps);
     form->addRow(tr("Warm-up steps"), m_warmup);
 
-    m_message = new QLabel(this);
-    m_message->setObjectName(QStringLiteral("sweepMessage"));
-    m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #b00020;"));
-    m_message->setVisible(false);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("sweepSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setMinimumHeight(3 * m_summary->fontMetrics().lineSpacing());
-    m_summary->setText(tr("Compute (Enter) runs every point of the grid on copies of the module and plots "
-                          "the measure; click a point to load its values into the node (Ctrl+Z undoes)."));
+    m_message = analysisMessageLabel(this, QStringLiteral("sweepMessage"));
+    m_summary = analysisSummaryLabel(
+        this, QStringLiteral("sweepSummary"),
+        tr("Compute (Enter) runs every point of the grid on copies of the module and plots the measure; "
+           "click a point to load its values into the node (Ctrl+Z undoes)."));
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("sweepPlot"));
@@ -205,20 +189,10 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_export->setEnabled(false);
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setObjectName(QStringLiteral("sweepCancel"));
-    m_cancel->setVisible(false);
     m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 100);
-    m_progress->setVisible(false);
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        if (m_job) {
-            m_progress->setValue(static_cast<int>(std::lround(100.0 * m_job->progress.load())));
-        }
-    });
+    m_runner = new AnalysisRunner(m_compute, m_cancel, m_progress, this);
     auto* close = new QPushButton(tr("Close"), this);
     connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
-    connect(m_cancel, &QPushButton::clicked, this, &SweepDialog::cancel);
     connect(m_export, &QPushButton::clicked, this, &SweepDialog::exportResult);
     connect(close, &QPushButton::clicked, this, &QDialog::close);
     connect(m_second, &QCheckBox::toggled, this, &SweepDialog::updateFields);
@@ -238,24 +212,12 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_summary);
     layout->addLayout(buttons);
-    // 760 x 720, or what the screen has room for (a 1024 x 700 display).
-    const QRect room = screen() != nullptr ? screen()->availableGeometry() : QRect(0, 0, 1024, 700);
-    resize(std::min(760, room.width() - 40), std::min(720, room.height() - 60));
+    fitToScreen(this, 760, 720);
     updateFields();
     if (sweepable.empty()) {
         showMessage(tr("%1 has no parameter a sweep can vary.").arg(type));
     }
     connect(&m_doc, &GraphDocument::documentReset, this, &QDialog::close);
-}
-
-SweepDialog::~SweepDialog()
-{
-    if (m_thread != nullptr) {
-        disconnect(m_thread, nullptr, this, nullptr);
-        m_job->cancel = true;
-        m_thread->wait();
-        delete m_thread;
-    }
 }
 
 QString SweepDialog::message() const
@@ -265,8 +227,7 @@ QString SweepDialog::message() const
 
 void SweepDialog::showMessage(const QString& text)
 {
-    m_message->setText(text);
-    m_message->setVisible(!text.isEmpty());
+    showAnalysisMessage(m_message, text);
 }
 
 void SweepDialog::updateFields()
@@ -309,24 +270,11 @@ void SweepDialog::suggestRange(int axis)
 
 bool SweepDialog::readOptions(engine::SweepOptions& options, QString& error) const
 {
-    const auto real = [&error](QLineEdit* edit, const QString& name, double& out) {
-        bool ok = false;
-        out = edit->text().trimmed().toDouble(&ok);
-        if (!ok || !std::isfinite(out)) {
-            error = tr("%1 '%2' is not a number").arg(name, edit->text());
-            return false;
-        }
-        return true;
+    const auto real = [&error](const QLineEdit* edit, const QString& name, double& out) {
+        return readNumber(edit, name, out, error);
     };
-    const auto whole = [&error](QLineEdit* edit, const QString& name, std::int64_t& out) {
-        bool ok = false;
-        const qlonglong v = edit->text().trimmed().toLongLong(&ok);
-        if (!ok) {
-            error = tr("%1 '%2' is not a whole number").arg(name, edit->text());
-            return false;
-        }
-        out = v;
-        return true;
+    const auto whole = [&error](const QLineEdit* edit, const QString& name, std::int64_t& out) {
+        return readWhole(edit, name, out, error);
     };
     const int axes = m_second->isChecked() ? 2 : 1;
     for (int a = 0; a < axes; ++a) {
@@ -353,21 +301,6 @@ bool SweepDialog::readOptions(engine::SweepOptions& options, QString& error) con
     return true;
 }
 
-void SweepDialog::setComputing(bool on)
-{
-    m_compute->setEnabled(!on);
-    m_export->setEnabled(!on && m_result.has_value());
-    m_cancel->setVisible(on);
-    m_cancel->setEnabled(on);
-    m_progress->setVisible(on);
-    m_progress->setValue(0);
-    if (on) {
-        m_progressTimer->start();
-    } else {
-        m_progressTimer->stop();
-    }
-}
-
 bool SweepDialog::compute()
 {
     if (computing()) {
@@ -391,46 +324,38 @@ bool SweepDialog::compute()
         showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    Job* raw = job.get();
-    options.cancel = &raw->cancel;
-    options.progress = [raw](double done) { raw->progress = done; };
+    AnalysisRunner* runner = m_runner;
+    options.cancel = &runner->cancelFlag();
+    options.progress = [runner](double done) { runner->progress() = done; };
     job->options = std::move(options);
-    m_job = job;
     showMessage(QString());
-    m_thread = QThread::create([job] {
-        try {
-            job->result = engine::parameterSweep(*job->copy, job->options);
-        } catch (const engine::SweepCancelled&) {
-            job->cancelled = true;
-        } catch (const std::exception& e) {
-            job->error = QString::fromStdString(e.what());
-        }
-    });
-    connect(m_thread, &QThread::finished, this, &SweepDialog::finishJob);
-    setComputing(true);
-    m_thread->start();
+    m_export->setEnabled(false);
+    m_runner->start(
+        [job] {
+            try {
+                job->result = engine::parameterSweep(*job->copy, job->options);
+            } catch (const engine::SweepCancelled&) {
+                job->cancelled = true;
+            } catch (const std::exception& e) {
+                job->error = QString::fromStdString(e.what());
+            }
+        },
+        [this, job] { finishJob(job); });
     return true;
 }
 
 void SweepDialog::cancel()
 {
-    if (m_job) {
-        m_job->cancel = true;
-        m_cancel->setEnabled(false);
-    }
+    m_runner->cancel();
 }
 
-void SweepDialog::finishJob()
+void SweepDialog::finishJob(const std::shared_ptr<Job>& job)
 {
-    m_thread->wait();
-    m_thread->deleteLater();
-    m_thread = nullptr;
-    const std::shared_ptr<Job> job = std::move(m_job);
     if (job->result) {
         showResult(*job->result);
         m_result = std::move(job->result);
     }
-    setComputing(false);
+    m_export->setEnabled(m_result.has_value());
     if (job->cancelled) {
         showMessage(tr("Cancelled; the plot shows the previous sweep, if any."));
     } else if (!job->result) {

@@ -15,6 +15,7 @@
 
 #include "engine/analysis/parameter_sweep.hpp"
 #include "ui/document/graph_document.hpp"
+#include "ui/window/analysis_parts.hpp"
 
 #include <QDialog>
 
@@ -31,8 +32,6 @@ class QLineEdit;
 class QMouseEvent;
 class QProgressBar;
 class QPushButton;
-class QThread;
-class QTimer;
 
 namespace spike::ui {
 
@@ -44,8 +43,8 @@ public:
     /// For node `id` of `doc` (which must outlive the dialog). The first parameter starts at the
     /// module's first sweepable parameter, its range around the current value.
     SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent = nullptr);
-    /// Cancels a computation in flight and waits for its current chunk.
-    ~SweepDialog() override;
+    /// Cancels a computation in flight and waits for its current chunk (AnalysisRunner).
+    ~SweepDialog() override = default;
 
     /// Reads the fields and starts the computation on a worker thread; the plot follows when it
     /// ends (computing() turns false). Returns false, with the message shown under the fields,
@@ -54,7 +53,7 @@ public:
     bool compute();
     /// Asks the computation in flight to stop after its current chunk.
     void cancel();
-    bool computing() const { return m_thread != nullptr; }
+    bool computing() const { return m_runner->busy(); }
     /// The last sweep computed, if any.
     const std::optional<engine::SweepResult>& result() const { return m_result; }
     /// The message under the fields ("" when none).
@@ -83,9 +82,8 @@ private:
     struct Job;
 
     bool readOptions(engine::SweepOptions& options, QString& error) const;
-    void finishJob();
+    void finishJob(const std::shared_ptr<Job>& job);
     void showMessage(const QString& text);
-    void setComputing(bool on);
     void showResult(const engine::SweepResult& r);
     void exportResult();
     /// Fills start and stop of `axis` around the chosen parameter's current value.
@@ -114,9 +112,7 @@ private:
     QPushButton* m_export = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
-    QTimer* m_progressTimer = nullptr;
-    QThread* m_thread = nullptr;
-    std::shared_ptr<Job> m_job;
+    AnalysisRunner* m_runner = nullptr;
     std::optional<engine::SweepResult> m_result;
 };
 

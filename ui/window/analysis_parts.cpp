@@ -1,0 +1,163 @@
+// What the analysis dialogs share; see analysis_parts.hpp.
+#include "ui/window/analysis_parts.hpp"
+
+#include <QDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+
+namespace spike::ui {
+
+QLineEdit* analysisField(QWidget* parent, const QString& objectName, const QString& text, const QString& tip)
+{
+    auto* edit = new QLineEdit(text, parent);
+    edit->setObjectName(objectName);
+    edit->setToolTip(tip);
+    return edit;
+}
+
+bool readNumber(const QLineEdit* edit, const QString& name, double& out, QString& error)
+{
+    bool ok = false;
+    out = edit->text().trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(out)) {
+        error = QObject::tr("%1 '%2' is not a number").arg(name, edit->text());
+        return false;
+    }
+    return true;
+}
+
+bool readWhole(const QLineEdit* edit, const QString& name, std::int64_t& out, QString& error)
+{
+    bool ok = false;
+    const qlonglong v = edit->text().trimmed().toLongLong(&ok);
+    if (!ok) {
+        error = QObject::tr("%1 '%2' is not a whole number").arg(name, edit->text());
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+QLabel* analysisMessageLabel(QWidget* parent, const QString& objectName)
+{
+    auto* label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setStyleSheet(QStringLiteral("color: #b00020;"));
+    label->setVisible(false);
+    return label;
+}
+
+QLabel* analysisSummaryLabel(QWidget* parent, const QString& objectName, const QString& text)
+{
+    auto* label = new QLabel(text, parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setMinimumHeight(3 * label->fontMetrics().lineSpacing());
+    return label;
+}
+
+void showAnalysisMessage(QLabel* label, const QString& text)
+{
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+}
+
+void fitToScreen(QDialog* dialog, int width, int height)
+{
+    const QRect room = dialog->screen() != nullptr ? dialog->screen()->availableGeometry() : QRect(0, 0, 1024, 700);
+    dialog->resize(std::min(width, room.width() - 40), std::min(height, room.height() - 60));
+}
+
+AnalysisRunner::AnalysisRunner(QPushButton* compute, QPushButton* cancel, QProgressBar* progress, QObject* parent)
+    : QObject(parent), m_computeButton(compute), m_cancelButton(cancel), m_bar(progress)
+{
+    m_timer = new QTimer(this);
+    m_timer->setInterval(100);
+    connect(m_timer, &QTimer::timeout, this, [this] {
+        if (m_bar != nullptr) {
+            m_bar->setValue(static_cast<int>(std::lround(100.0 * m_progress.load())));
+        }
+    });
+    if (m_cancelButton != nullptr) {
+        m_cancelButton->setVisible(false);
+        connect(m_cancelButton, &QPushButton::clicked, this, &AnalysisRunner::cancel);
+    }
+    if (m_bar != nullptr) {
+        m_bar->setRange(0, 100);
+        m_bar->setVisible(false);
+    }
+}
+
+AnalysisRunner::~AnalysisRunner()
+{
+    if (m_thread != nullptr) {
+        disconnect(m_thread, nullptr, this, nullptr);
+        m_cancel = true;
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+bool AnalysisRunner::start(std::function<void()> work, std::function<void()> finished)
+{
+    if (busy()) {
+        return false;
+    }
+    m_cancel = false;
+    m_progress = 0.0;
+    m_finished = std::move(finished);
+    m_thread = QThread::create(std::move(work));
+    connect(m_thread, &QThread::finished, this, [this] {
+        m_thread->wait();
+        m_thread->deleteLater();
+        m_thread = nullptr;
+        setRunning(false);
+        const std::function<void()> done = std::move(m_finished);
+        m_finished = nullptr;
+        if (done) {
+            done();
+        }
+    });
+    setRunning(true);
+    m_thread->start();
+    return true;
+}
+
+void AnalysisRunner::cancel()
+{
+    if (busy()) {
+        m_cancel = true;
+        if (m_cancelButton != nullptr) {
+            m_cancelButton->setEnabled(false);
+        }
+    }
+}
+
+void AnalysisRunner::setRunning(bool on)
+{
+    m_computeButton->setEnabled(!on);
+    if (m_cancelButton != nullptr) {
+        m_cancelButton->setVisible(on);
+        m_cancelButton->setEnabled(on);
+    }
+    if (m_bar != nullptr) {
+        m_bar->setVisible(on);
+        m_bar->setValue(0);
+    }
+    if (on) {
+        m_timer->start();
+    } else {
+        m_timer->stop();
+    }
+}
+
+}  // namespace spike::ui

@@ -1,0 +1,80 @@
+// What the analysis dialogs (FiCurveDialog, SweepDialog, PhaseDialog) share: the number fields
+// and their parsing with a message naming the field, the red message and summary labels, a size
+// that fits the screen, and AnalysisRunner, which runs one computation at a time on a QThread of
+// its own and drives the Compute / Cancel buttons and the progress bar.
+//
+// AnalysisRunner: start() runs `work` on a new thread (work must own what it touches: the
+// dialog's copy of the module, its options, where it writes its result) and, after that thread
+// ended, `finished` on the GUI thread. cancelFlag() and progress() are atomics the work may hand
+// to the engine (FiOptions::cancel, ::progress...); a timer shows progress() in the bar every
+// 100 ms. Destroying the runner (with its dialog) raises the cancel flag, drops `finished` and
+// waits for the work, so closing a dialog mid-computation is safe. Thread: GUI thread, except
+// the atomics, which the work writes from its thread.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+class QDialog;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QThread;
+class QTimer;
+class QWidget;
+
+namespace spike::ui {
+
+/// A line edit named `objectName` holding `text`, with tool tip `tip`.
+QLineEdit* analysisField(QWidget* parent, const QString& objectName, const QString& text, const QString& tip);
+/// The field as a finite number; false with "<name> '<text>' is not a number" in `error`.
+bool readNumber(const QLineEdit* edit, const QString& name, double& out, QString& error);
+/// The field as a whole number; false with "<name> '<text>' is not a whole number" in `error`.
+bool readWhole(const QLineEdit* edit, const QString& name, std::int64_t& out, QString& error);
+/// The red line under the fields (hidden while empty).
+QLabel* analysisMessageLabel(QWidget* parent, const QString& objectName);
+/// The wrapped line under the plot, three lines high, starting with `text`.
+QLabel* analysisSummaryLabel(QWidget* parent, const QString& objectName, const QString& text);
+/// Sets `label`'s text and shows it only when there is one.
+void showAnalysisMessage(QLabel* label, const QString& text);
+/// Resizes `dialog` to width x height, or what its screen has room for (a 1024 x 700 display).
+void fitToScreen(QDialog* dialog, int width, int height);
+
+/// See the file comment.
+class AnalysisRunner : public QObject {
+    Q_OBJECT
+
+public:
+    /// `compute` is disabled while running; `cancel` and `progress` (either may be null) are
+    /// shown only while running.
+    AnalysisRunner(QPushButton* compute, QPushButton* cancel, QProgressBar* progress, QObject* parent);
+    ~AnalysisRunner() override;
+
+    bool busy() const { return m_thread != nullptr; }
+    /// Starts `work` on a thread of its own; `finished` follows on the GUI thread. Refused
+    /// (false) while busy.
+    bool start(std::function<void()> work, std::function<void()> finished);
+    /// Raises the cancel flag and disables Cancel; the work stops at its next cancel point.
+    void cancel();
+    std::atomic<bool>& cancelFlag() { return m_cancel; }
+    std::atomic<double>& progress() { return m_progress; }
+
+private:
+    void setRunning(bool on);
+
+    QPushButton* m_computeButton;
+    QPushButton* m_cancelButton;
+    QProgressBar* m_bar;
+    QTimer* m_timer = nullptr;
+    QThread* m_thread = nullptr;
+    std::function<void()> m_finished;
+    std::atomic<bool> m_cancel{false};
+    std::atomic<double> m_progress{0.0};
+};
+
+}  // namespace spike::ui
