@@ -15,6 +15,9 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <fstream>
 
 using namespace spike::ui;
@@ -301,6 +304,45 @@ private Q_SLOTS:
         // No temporary file is left behind.
         const QStringList left = QDir(m_dir->path()).entryList(QDir::Files);
         QCOMPARE(left, (QStringList{QStringLiteral("big.arrays"), QStringLiteral("big.json")}));
+    }
+
+    void saveOnAFullDiskFails()
+    {
+        // A full disk, for any user (root included): the process may write no file past 2 KiB
+        // (RLIMIT_FSIZE; the write fails with EFBIG, SIGXFSZ ignored), so a model of 80
+        // neurons with its array folder cannot be written. The save fails with a message naming
+        // the file, the old file stays byte for byte, the document stays modified, and no
+        // temporary file is left; with room again the same save succeeds.
+        GraphDocument doc;
+        DocumentFile file(doc);
+        file.setAutosaveInterval(0);
+        const QString target = writeModel(QStringLiteral("full.json"), 80);
+        QVERIFY(file.open(target));
+        QVERIFY(file.save());
+        const QByteArray old = readBytes(target);
+        QVERIFY(old.size() > 2048 || QDir(path(QStringLiteral("full.arrays"))).exists());
+        moveE(doc, 7.0);
+
+        struct rlimit before {};
+        QCOMPARE(::getrlimit(RLIMIT_FSIZE, &before), 0);
+        const auto previousHandler = std::signal(SIGXFSZ, SIG_IGN);
+        struct rlimit tight = before;
+        tight.rlim_cur = 2048;
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &tight), 0);
+        QString error;
+        const bool saved = file.save(&error);
+        ::setrlimit(RLIMIT_FSIZE, &before);
+        std::signal(SIGXFSZ, previousHandler);
+
+        QVERIFY(!saved);
+        QVERIFY2(error.startsWith(target + ": "), qPrintable(error));
+        QCOMPARE(readBytes(target), old);
+        QVERIFY(file.isModified());
+        const QStringList left = QDir(m_dir->path()).entryList(QDir::Files);
+        QCOMPARE(left, (QStringList{QStringLiteral("full.json")}));
+        QVERIFY(file.save(&error));
+        QVERIFY(!file.isModified());
+        QVERIFY(readBytes(target) != old);
     }
 
     void saveIntoReadOnlyFolderFails()
