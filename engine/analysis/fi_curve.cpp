@@ -2,6 +2,8 @@
 // Thread: whichever thread calls it; it touches only its own copies of the module.
 #include "engine/analysis/fi_curve.hpp"
 
+#include "engine/analysis/range_text.hpp"
+
 #include "engine/io/model_clone.hpp"
 #include "engine/tensor/error.hpp"
 
@@ -428,33 +430,10 @@ FiOptions suggestedFiOptions(const Module& neuron)
 
 void parseCurrentRange(const std::string& text, FiOptions& options)
 {
-    const auto c1 = text.find(':');
-    const auto c2 = c1 == std::string::npos ? std::string::npos : text.find(':', c1 + 1);
-    if (c2 == std::string::npos || text.find(':', c2 + 1) != std::string::npos) {
-        throw Error("--current '" + text + "' is not START:STOP:COUNT");
-    }
-    auto number = [&](const std::string& part, const char* what) {
-        std::size_t used = 0;
-        double v = 0.0;
-        try {
-            v = std::stod(part, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (part.empty() || used != part.size()) {
-            throw Error(std::string("--current: ") + what + " '" + part + "' is not a number");
-        }
-        return v;
-    };
-    const double start = number(text.substr(0, c1), "START");
-    const double stop = number(text.substr(c1 + 1, c2 - c1 - 1), "STOP");
-    const double count = number(text.substr(c2 + 1), "COUNT");
-    if (count != std::floor(count) || !(std::abs(count) <= 1e15)) {
-        throw Error("--current: COUNT '" + text.substr(c2 + 1) + "' is not a whole number");
-    }
-    options.start = start;
-    options.stop = stop;
-    options.count = static_cast<std::int64_t>(count);
+    const RangeText r = parseRangeText(text, "--current", "--current '" + text + "' is not START:STOP:COUNT");
+    options.start = r.start;
+    options.stop = r.stop;
+    options.count = r.count;
 }
 
 }  // namespace spike::engine

@@ -3,6 +3,8 @@
 // Thread: whichever thread calls it; it touches only its own copies of the module.
 #include "engine/analysis/parameter_sweep.hpp"
 
+#include "engine/analysis/range_text.hpp"
+
 #include "engine/analysis/spike_statistics.hpp"
 #include "engine/analysis/wide_population.hpp"
 #include "engine/core/node_runner.hpp"
@@ -556,41 +558,17 @@ SweepResult parameterSweep(const Module& neuron, const SweepOptions& options)
 
 void parseSweepAxis(const std::string& text, SweepAxis& axis)
 {
+    const std::string shape = "--param '" + text + "' is not NAME=START:STOP:COUNT";
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0) {
-        throw Error("--param '" + text + "' is not NAME=START:STOP:COUNT");
+        throw Error(shape);
     }
     const std::string name = text.substr(0, eq);
-    const std::string range = text.substr(eq + 1);
-    const auto c1 = range.find(':');
-    const auto c2 = c1 == std::string::npos ? std::string::npos : range.find(':', c1 + 1);
-    if (c2 == std::string::npos || range.find(':', c2 + 1) != std::string::npos) {
-        throw Error("--param '" + text + "' is not NAME=START:STOP:COUNT");
-    }
-    auto number = [&](const std::string& part, const char* what) {
-        std::size_t used = 0;
-        double v = 0.0;
-        try {
-            v = std::stod(part, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (part.empty() || used != part.size()) {
-            throw Error("--param " + name + ": " + what + " '" + part + "' is not a number");
-        }
-        return v;
-    };
-    const double start = number(range.substr(0, c1), "START");
-    const double stop = number(range.substr(c1 + 1, c2 - c1 - 1), "STOP");
-    const double count = number(range.substr(c2 + 1), "COUNT");
-    if (count != std::floor(count) || !(std::abs(count) <= 1e15)) {
-        throw Error("--param " + name + ": COUNT '" + range.substr(c2 + 1) +
-                    "' is not a whole number");
-    }
+    const RangeText r = parseRangeText(text.substr(eq + 1), "--param " + name, shape);
     axis.attribute = name;
-    axis.start = start;
-    axis.stop = stop;
-    axis.count = static_cast<std::int64_t>(count);
+    axis.start = r.start;
+    axis.stop = r.stop;
+    axis.count = r.count;
 }
 
 }  // namespace spike::engine

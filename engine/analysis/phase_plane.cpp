@@ -4,6 +4,8 @@
 // calls it; it touches only its own copies of the module.
 #include "engine/analysis/phase_plane.hpp"
 
+#include "engine/analysis/range_text.hpp"
+
 #include "engine/analysis/phase_geometry.hpp"
 #include "engine/analysis/phase_map.hpp"
 #include "engine/io/model_clone.hpp"
@@ -275,21 +277,8 @@ void parsePhaseRange(const std::string& text, PhasePlaneOptions& options)
         if (colon == std::string::npos || part.find(':', colon + 1) != std::string::npos) {
             throw Error("--range '" + text + "' is not XMIN:XMAX,YMIN:YMAX");
         }
-        auto number = [&](const std::string& s, const std::string& what) {
-            std::size_t used = 0;
-            double v = 0.0;
-            try {
-                v = std::stod(s, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (s.empty() || used != s.size()) {
-                throw Error("--range: " + what + " '" + s + "' is not a number");
-            }
-            return v;
-        };
-        lo = number(part.substr(0, colon), std::string(axis) + "MIN");
-        hi = number(part.substr(colon + 1), std::string(axis) + "MAX");
+        lo = wholeTextNumber(part.substr(0, colon), "--range", std::string(axis) + "MIN");
+        hi = wholeTextNumber(part.substr(colon + 1), "--range", std::string(axis) + "MAX");
     };
     if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) {
         throw Error("--range '" + text + "' is not XMIN:XMAX,YMIN:YMAX");
