@@ -15,6 +15,7 @@
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/io/model_io.hpp"
 
+#include "analysis_gui_helpers.hpp"
 #include "real_input.hpp"
 
 #include <QLabel>
@@ -29,16 +30,9 @@
 using namespace spike::ui;  // NOLINT: test file
 using spike::tests::settle;
 using spike::tests::chooseFromContextMenu;
+using spike::tests::openAnalysisDialog;
+using spike::tests::openFiExample;
 using spike::tests::typeInto;
-
-namespace {
-
-QString example()
-{
-    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json");
-}
-
-}  // namespace
 
 class TestFiCurveGui : public QObject {
     Q_OBJECT
@@ -47,33 +41,22 @@ private slots:
     void fiCurveFromTheNodeMenu()
     {
         MainWindow w;
-        w.resize(1200, 800);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QString error;
-        QVERIFY2(w.openModel(example(), &error), qPrintable(error));
-        settle();
+        QPoint onNode;
+        openFiExample(w, onNode);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         GraphDocument& doc = *w.document();
         GraphCanvas* canvas = w.canvas();
-        canvas->fitToView();
-        settle();
         const NodeId lif = doc.findNode("lif");
-        GraphNodeItem* item = canvas->nodeItem(lif);
-        QVERIFY(item != nullptr);
         const QByteArray before = doc.toJson().dump().c_str();
 
         // Right-click the LIF's header through the window (the path a person's click takes).
-        const QPoint onNode = canvas->mapFromScene(
-            item->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0)));
-        bool chosen = false;
-        chooseFromContextMenu(QStringLiteral("Analyse"), QStringLiteral("f-I curve…"), chosen);
-        QTest::mouseClick(w.windowHandle(), Qt::RightButton, Qt::NoModifier,
-                          canvas->viewport()->mapTo(&w, onNode));
-        QTRY_VERIFY(chosen);
-        settle();
-        auto* dialog = w.findChild<FiCurveDialog*>();
-        QVERIFY(dialog != nullptr);
-        QTRY_VERIFY(dialog->isVisible());
+        FiCurveDialog* dialog = nullptr;
+        openAnalysisDialog(w, onNode, QStringLiteral("f-I curve…"), dialog);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         QVERIFY(dialog->windowTitle().contains("lif"));
         // The suggested range spans four times LIF's steady-state rheobase.
         const double xc = *spike::engine::steadyStateRheobase(*doc.module(lif));

@@ -15,6 +15,7 @@
 
 #include "engine/analysis/phase_plane.hpp"
 
+#include "analysis_gui_helpers.hpp"
 #include "real_input.hpp"
 
 #include <QComboBox>
@@ -29,6 +30,8 @@
 
 using namespace spike::ui;  // NOLINT: test file
 using spike::tests::chooseFromContextMenu;
+using spike::tests::openAnalysisDialog;
+using spike::tests::openFiExample;
 using spike::tests::settle;
 using spike::tests::typeInto;
 
@@ -39,31 +42,20 @@ private slots:
     void phasePortraitFromTheNodeMenu()
     {
         MainWindow w;
-        w.resize(1200, 800);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QString error;
-        QVERIFY2(w.openModel(QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json"), &error),
-                 qPrintable(error));
-        settle();
+        QPoint onNode;
+        openFiExample(w, onNode);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         GraphDocument& doc = *w.document();
         GraphCanvas* canvas = w.canvas();
-        canvas->fitToView();
-        settle();
         const NodeId lif = doc.findNode("lif");
-        GraphNodeItem* item = canvas->nodeItem(lif);
-        QVERIFY(item != nullptr);
         const std::string before = doc.toJson().dump();
-
-        const QPoint onNode = canvas->mapFromScene(item->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0)));
-        bool chosen = false;
-        chooseFromContextMenu(QStringLiteral("Analyse"), QStringLiteral("Phase portrait…"), chosen);
-        QTest::mouseClick(w.windowHandle(), Qt::RightButton, Qt::NoModifier, canvas->viewport()->mapTo(&w, onNode));
-        QTRY_VERIFY(chosen);
-        settle();
-        auto* dialog = w.findChild<PhaseDialog*>();
-        QVERIFY(dialog != nullptr);
-        QTRY_VERIFY(dialog->isVisible());
+        PhaseDialog* dialog = nullptr;
+        openAnalysisDialog(w, onNode, QStringLiteral("Phase portrait…"), dialog);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         QCOMPARE(dialog->xBox()->currentData().toString(), QString("vmem"));
         QCOMPARE(dialog->yBox()->currentData().toString(), QString("isyn"));
         QVERIFY(dialog->rangeEdit(0)->text().toDouble() < dialog->rangeEdit(1)->text().toDouble());

@@ -15,6 +15,7 @@
 
 #include "engine/analysis/parameter_sweep.hpp"
 
+#include "analysis_gui_helpers.hpp"
 #include "real_input.hpp"
 
 #include <QCheckBox>
@@ -32,15 +33,12 @@
 
 using namespace spike::ui;  // NOLINT: test file
 using spike::tests::chooseFromContextMenu;
+using spike::tests::openAnalysisDialog;
+using spike::tests::openFiExample;
 using spike::tests::settle;
 using spike::tests::typeInto;
 
 namespace {
-
-QString example()
-{
-    return QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json");
-}
 
 /// Moves `box` to the item whose data is `value` with arrow keys, as a person would.
 void chooseByKeys(QComboBox* box, const QString& value)
@@ -62,30 +60,20 @@ private slots:
     void sweepFromTheNodeMenu()
     {
         MainWindow w;
-        w.resize(1200, 800);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QString error;
-        QVERIFY2(w.openModel(example(), &error), qPrintable(error));
-        settle();
+        QPoint onNode;
+        openFiExample(w, onNode);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         GraphDocument& doc = *w.document();
         GraphCanvas* canvas = w.canvas();
-        canvas->fitToView();
-        settle();
         const NodeId lif = doc.findNode("lif");
-        GraphNodeItem* item = canvas->nodeItem(lif);
-        QVERIFY(item != nullptr);
         const std::string before = doc.toJson().dump();
-
-        const QPoint onNode = canvas->mapFromScene(item->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0)));
-        bool chosen = false;
-        chooseFromContextMenu(QStringLiteral("Analyse"), QStringLiteral("Parameter sweep…"), chosen);
-        QTest::mouseClick(w.windowHandle(), Qt::RightButton, Qt::NoModifier, canvas->viewport()->mapTo(&w, onNode));
-        QTRY_VERIFY(chosen);
-        settle();
-        auto* dialog = w.findChild<SweepDialog*>();
-        QVERIFY(dialog != nullptr);
-        QTRY_VERIFY(dialog->isVisible());
+        SweepDialog* dialog = nullptr;
+        openAnalysisDialog(w, onNode, QStringLiteral("Parameter sweep…"), dialog);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         QVERIFY(dialog->windowTitle().contains("lif"));
         QVERIFY(dialog->firstParameter()->findData("tau_mem") >= 0);
         QVERIFY(dialog->firstParameter()->findData("vmem") < 0);  // a State does not sweep
