@@ -223,6 +223,13 @@ void PhaseDialog::suggest()
         m_range[1]->setText(number(o.xMax));
         m_range[2]->setText(number(o.yMin));
         m_range[3]->setText(number(o.yMax));
+        if (!m_plane) {  // the empty plot's axes show what Compute will draw
+            m_plot->xAxis->setLabel(QString::fromStdString(o.x));
+            m_plot->yAxis->setLabel(QString::fromStdString(o.y));
+            m_plot->xAxis->setRange(o.xMin, o.xMax);
+            m_plot->yAxis->setRange(o.yMin, o.yMax);
+            m_plot->replot();
+        }
         showMessage(QString());
     } catch (const std::exception& e) {
         showMessage(QString::fromStdString(e.what()));
