@@ -3,9 +3,13 @@
 // boundary with the state carried over; bad values and unknown names refused with an Error event
 // and the model unchanged; non-live attributes refused while running and applied by a rebuild
 // while paused; the NaN / Inf pause naming module and state; resetState replaying the same data;
-// withModel / readModel; backend switches; probe errors and the probe overflow policy.
+// withModel / readModel; a module that throws while the worker advances (out of memory) reported
+// as an Error event with the controller still serving; backend switches; probe errors and the
+// probe overflow policy.
 // Threads: test_controller_threads.cpp.
 #include "tests/controller_test_helpers.hpp"
+
+#include "engine/layers/linear.hpp"
 
 #include <QtTest/QtTest>
 
@@ -188,6 +192,53 @@ private slots:
         QVERIFY(e->message.find("vmem") != std::string::npos);
         QCOMPARE(e->step, c.currentStep());
         QCOMPARE(c.runState(), RunState::Paused);
+    }
+
+    void throwOnTheWorkerIsReportedAndTheControllerServesOn()
+    {
+        // ConstantCurrent -> Linear -> LIF. The Linear runs through the generic runner
+        // (forwardBatched, once per chunk); its forward hook throws std::bad_alloc in the third
+        // chunk, as an allocation that fails for a huge model would.
+        auto net = std::make_unique<Network>();
+        net->addNode("src", std::make_unique<ConstantCurrent>(
+                                kN, AttributeMap{{"amplitude", Tensor(Shape{kN}, kAmps)}}));
+        net->addNode("dense", std::make_unique<Linear>(kN, kN));
+        net->addNode("lif", std::make_unique<LIF>(kN, kN, false, lifInit(0.0F)));
+        net->connect("src", "dense");
+        net->connect("dense", "lif");
+        int chunks = 0;
+        net->getSubmodule("dense").registerForwardHook(
+            [&chunks](Module&, const Tensor&, const Tensor&) -> std::optional<Tensor> {
+                if (++chunks == 3) {
+                    throw std::bad_alloc();
+                }
+                return std::nullopt;
+            });
+        SimulationController c(std::move(net), chunked(8));
+        const ProbeId v = c.addProbe(kVmem, 100000);
+        c.run();
+        QVERIFY(c.waitIdle(kWait));  // paused by itself, not hung, not crashed
+        QCOMPARE(c.runState(), RunState::Paused);
+        QCOMPARE(c.currentStep(), std::int64_t{16});  // the failed chunk is not counted
+        const auto events = c.takeEvents();
+        const ControllerEvent* e = findEvent(events, Kind::Error);
+        QVERIFY(e != nullptr);
+        QCOMPARE(e->message, std::string("advancing from step 16 failed: std::bad_alloc"));
+        QVERIFY(e->commandText.empty());  // the run's own failure, not a command's
+        QCOMPARE(e->step, std::int64_t{16});
+        const Trace before = take(c, v);
+        QCOMPARE(before.end, std::int64_t{16});  // nothing of the failed chunk reached the probe
+
+        // The worker still serves: the model can be read, and once the fault is gone (the hook
+        // passes from now on) the run continues from step 16.
+        QVERIFY(c.readModel([](const Module& m) { QCOMPARE(m.getSubmodule("lif").sizeOut(), kN); }).ok);
+        c.step(24);
+        QVERIFY(c.waitIdle(kWait));
+        QCOMPARE(c.currentStep(), std::int64_t{40});
+        QCOMPARE(countEvents(c.takeEvents(), Kind::Error), 0);
+        const Trace after = take(c, v);
+        QCOMPARE(after.first, std::int64_t{16});
+        QCOMPARE(after.end, std::int64_t{40});
     }
 
     void resetReplaysTheSameData()
