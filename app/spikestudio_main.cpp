@@ -4,8 +4,9 @@
 // plots live) at the size the last session left (--size WxH: that size; first start: 1400x900 or
 // the screen) and either runs the event loop, after offering to recover the work of a session
 // that crashed, or, with --screenshot, saves a picture of the whole window (--grab: of its canvas
-// or its plots) and exits. In screenshot mode no dialog is ever shown, nothing is autosaved:
-// every failure is one line on stderr and a non-zero exit.
+// or its plots) and exits. The document is autosaved every minute (--autosave-seconds S: every
+// S seconds). In screenshot mode no dialog is ever shown, nothing is autosaved: every failure is
+// one line on stderr and a non-zero exit.
 #include "ui/document/document_file.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/plots/plot_panes.hpp"
@@ -21,6 +22,8 @@
 #include <QPixmap>
 #include <QSpinBox>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace {
@@ -29,6 +32,7 @@ constexpr int kWindowWidth = 1400;   // [px] screenshots' default size
 constexpr int kWindowHeight = 900;   // [px]
 constexpr int kMinSide = 320;        // [px] --size bounds
 constexpr int kMaxSide = 8192;       // [px]
+constexpr double kMaxAutosaveSeconds = 86400.0;  // [s] --autosave-seconds bound: a day
 
 int failWith(const QString& message)
 {
@@ -89,11 +93,20 @@ int main(int argc, char** argv)
         QStringLiteral("What --screenshot pictures: window (default), canvas (the whole network, "
                        "fit to view) or plots; the example thumbnails are made of the last two."),
         QStringLiteral("PART"), QStringLiteral("window"));
+    const QCommandLineOption autosaveOption(
+        QStringLiteral("autosave-seconds"),
+        QStringLiteral("Autosave the document to a recovery file every S seconds, which the next "
+                       "start offers if this session does not end normally (default %1; above 0, "
+                       "at most %2; never with --screenshot).")
+            .arg(spike::ui::DocumentFile::kDefaultAutosaveIntervalMs / 1000)
+            .arg(kMaxAutosaveSeconds),
+        QStringLiteral("S"));
     parser.addOption(screenshotOption);
     parser.addOption(grabOption);
     parser.addOption(runStepsOption);
     parser.addOption(runForOption);
     parser.addOption(sizeOption);
+    parser.addOption(autosaveOption);
     parser.process(app);
 
     QStringList positional = parser.positionalArguments();
@@ -121,6 +134,17 @@ int main(int argc, char** argv)
             return failWith(QStringLiteral("--run-for expects seconds above 0 and at most 3600, got '%1'")
                                 .arg(parser.value(runForOption)));
         }
+    }
+    int autosaveMs = spike::ui::DocumentFile::kDefaultAutosaveIntervalMs;
+    if (parser.isSet(autosaveOption)) {
+        bool ok = false;
+        const double seconds = parser.value(autosaveOption).toDouble(&ok);
+        if (!ok || !(seconds > 0.0) || seconds > kMaxAutosaveSeconds) {
+            return failWith(QStringLiteral("--autosave-seconds expects seconds above 0 and at most %1, got '%2'")
+                                .arg(kMaxAutosaveSeconds)
+                                .arg(parser.value(autosaveOption)));
+        }
+        autosaveMs = std::max(1, static_cast<int>(std::lround(seconds * 1000.0)));
     }
     QSize size;
     if (parser.isSet(sizeOption)) {
@@ -153,8 +177,8 @@ int main(int argc, char** argv)
     } else if (!window.restoreWindowState()) {
         window.resize(window.defaultSize());
     }
+    window.documentFile()->setAutosaveInterval(screenshot ? 0 : autosaveMs);
     if (screenshot) {
-        window.documentFile()->setAutosaveInterval(0);
         window.show();  // the plots are laid out while they fill during --run-for
         settle();
     }
