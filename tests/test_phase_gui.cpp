@@ -5,11 +5,15 @@
 // computes, and the plot draws engine::phasePlane's field, both nullclines and its one fixed point
 // (a stable node: LIF is linear below threshold); a click in the plane sets neuron 0's vmem and
 // isyn in the document to the point clicked as one undo step and draws the trajectory from there,
-// which runs towards the fixed point; Ctrl+Z on the canvas takes the state back.
-// SPIKE_SCREENSHOT_DIR=dir saves phase_dialog.png.
+// which runs towards the fixed point; Ctrl+Z on the canvas takes the state back. While the model
+// runs (F5), the live trajectory follows the run: it grows, it ends at the states the paused run
+// holds, it does not change the window's own traces, and closing the dialog removes its traces.
+// SPIKE_SCREENSHOT_DIR=dir saves phase_dialog.png and phase_live.png.
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
+#include "ui/run/live_run.hpp"
+#include "ui/run/run_session.hpp"
 #include "ui/window/main_window.hpp"
 #include "ui/window/phase_dialog.hpp"
 
@@ -128,6 +132,76 @@ private slots:
         canvas->setFocus();
         QTest::keyClick(canvas, Qt::Key_Z, Qt::ControlModifier);
         QTRY_COMPARE(doc.toJson().dump(), before);
+    }
+
+    void liveTrajectoryFollowsTheRun()
+    {
+        MainWindow w;
+        QPoint onNode;
+        openFiExample(w, onNode);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        PhaseDialog* dialog = nullptr;
+        openAnalysisDialog(w, onNode, QStringLiteral("Phase portrait…"), dialog);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        typeInto(dialog->neuronEdit(), "4");  // 0.03 per step: well above the rheobase, it fires
+        QTest::keyClick(dialog->neuronEdit(), Qt::Key_Return);
+        QTRY_VERIFY(!dialog->computing());
+        QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
+        QVERIFY(dialog->liveTrajectory().empty());  // no run yet
+
+        // F5 in the main window runs the model; the teal path grows with the run.
+        w.activateWindow();
+        QTRY_VERIFY(w.isActiveWindow());
+        QTest::keyClick(&w, Qt::Key_F5);
+        QTRY_VERIFY(w.isRunning());
+        auto* session = w.findChild<RunSession*>();
+        QVERIFY(session != nullptr && session->live() != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->liveTrajectory().size() > 50, 20000);
+        QTest::keyClick(&w, Qt::Key_F5);  // pause
+        QTRY_VERIFY(!w.isRunning());
+        LiveRun* run = session->live();
+        QTRY_VERIFY(run->waitIdle(std::chrono::seconds(10)));
+        run->poll();
+        // The last point is the neuron's state where the run paused.
+        RunStates states;
+        QString error;
+        QVERIFY2(run->readStates(QStringLiteral("lif"), &states, &error), qPrintable(error));
+        const auto& path = dialog->liveTrajectory();
+        QVERIFY(path.size() <= PhaseDialog::kLivePoints);
+        QCOMPARE(path.back()[0], static_cast<double>(std::get<spike::engine::Tensor>(states.values.at("vmem"))[4]));
+        QCOMPARE(path.back()[1], static_cast<double>(std::get<spike::engine::Tensor>(states.values.at("isyn"))[4]));
+        // The neuron fired: the membrane crossed the threshold's neighbourhood and was reset.
+        const auto [low, high] = std::minmax_element(path.begin(), path.end(),
+                                                     [](const auto& a, const auto& b) { return a[0] < b[0]; });
+        QVERIFY2((*high)[0] > 0.8 && (*low)[0] < 0.2, "the live path spans a spike and its reset");
+        if (qEnvironmentVariableIsSet("SPIKE_SCREENSHOT_DIR")) {
+            settle();
+            dialog->grab().save(qEnvironmentVariable("SPIKE_SCREENSHOT_DIR") + "/phase_live.png");
+        }
+
+        // The window's own traces are as they were (the selection pane's trace of lif, read by
+        // the dialog when it keeps neuron 4); closing the dialog removes the dialog's.
+        const int primary = run->primaryTraceId();
+        const std::vector<std::int64_t> primaryNeurons = run->traceInfo(primary)->neurons;
+        std::vector<int> ownIds;
+        for (const int id : run->traceIds()) {
+            const TraceInfo* info = run->traceInfo(id);
+            if (info->path == QLatin1String("lif") && info->neurons == std::vector<std::int64_t>{4}) {
+                ownIds.push_back(id);
+            }
+        }
+        QVERIFY(!ownIds.empty());  // isyn at least: no pane plots it
+
+        const std::size_t traces = run->traceIds().size();
+        dialog->close();
+        QTRY_VERIFY(w.findChildren<PhaseDialog*>().isEmpty());
+        QCOMPARE(run->traceIds().size(), traces - ownIds.size());
+        QCOMPARE(run->primaryTraceId(), primary);
+        QCOMPARE(run->traceInfo(primary)->neurons, primaryNeurons);
     }
 };
 

@@ -2,11 +2,12 @@
 // (GraphCanvas::analyseRequested) and View ▸ Analyse, which offers them for the one selected node
 // with a "spikes" output and says in its entries' text why they are off otherwise. Each opens a
 // non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog) that deletes itself when
-// closed.
+// closed. The phase portrait's live trajectory follows the run session's run.
 // Thread: GUI thread. See main_window.hpp.
 #include "ui/window/main_window.hpp"
 
 #include "ui/editor/graph_canvas.hpp"
+#include "ui/run/run_session.hpp"
 #include "ui/window/fi_curve_dialog.hpp"
 #include "ui/window/phase_dialog.hpp"
 #include "ui/window/sweep_dialog.hpp"
@@ -24,7 +25,14 @@ void MainWindow::openAnalysis(NodeId id, const QString& analysis)
     if (analysis == QLatin1String("sweep")) {
         dialog = new SweepDialog(*m_doc, id, this);
     } else if (analysis == QLatin1String("phase")) {
-        dialog = new PhaseDialog(*m_doc, id, this);
+        auto* phase = new PhaseDialog(*m_doc, id, this);
+        // The live trajectory follows the session's run, whichever run that is now.
+        phase->setLiveSource([this] { return run(); });
+        connect(m_session, &RunSession::updated, phase, &PhaseDialog::refreshLive);
+        connect(m_session, &RunSession::started, phase, &PhaseDialog::refreshLive);
+        connect(m_session, &RunSession::rebuilt, phase, &PhaseDialog::refreshLive);
+        connect(m_session, &RunSession::dropped, phase, &PhaseDialog::refreshLive);
+        dialog = phase;
     } else {
         dialog = new FiCurveDialog(*m_doc, id, this);
     }

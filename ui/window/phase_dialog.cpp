@@ -145,7 +145,8 @@ PhaseDialog::PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_summary = analysisSummaryLabel(
         this, QStringLiteral("phaseSummary"),
         tr("Compute (Enter) steps the model once from every point of the plane and draws the field, the "
-           "nullclines and the fixed points; click the plane to start the neuron there."));
+           "nullclines and the fixed points; click the plane to start the neuron there; "
+                          "while the model runs, the teal path is the neuron as the run records it."));
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("phasePlot"));
@@ -300,6 +301,7 @@ void PhaseDialog::finishJob(const std::shared_ptr<Job>& job)
     m_plane = std::move(job->plane);
     m_trajectory = std::move(job->trajectory);
     showPlane(*m_plane);
+    refreshLive();
     m_export->setEnabled(true);
 }
 
@@ -308,6 +310,7 @@ void PhaseDialog::showPlane(const engine::PhasePlane& p)
     m_plot->clearPlottables();
     m_plot->clearItems();
     m_path = nullptr;
+    m_liveCurve = nullptr;  // drawn again by refreshLive()
     const engine::PhasePlaneOptions& o = p.options;
     m_plot->xAxis->setLabel(axisText(QString::fromStdString(o.x), p.xUnits));
     m_plot->yAxis->setLabel(axisText(QString::fromStdString(o.y), p.yUnits));
@@ -390,7 +393,8 @@ void PhaseDialog::showPlane(const engine::PhasePlane& p)
     showTrajectory();
     m_plot->replot();
     m_summary->setText(tr("%1 from neuron %2 with input %3 on port '%4', one step of %5 s per arrow; fixed points: %6. "
-                          "Blue: %7 stays put, orange: %8 stays put; click the plane to start the neuron there.")
+                          "Blue: %7 stays put, orange: %8 stays put; click the plane to start the neuron there; "
+                          "while the model runs, the teal path is the neuron as the run records it.")
                            .arg(QString::fromStdString(p.type))
                            .arg(o.neuron)
                            .arg(number(o.current))

@@ -11,8 +11,10 @@
 // Clicking in the plane sets that neuron's two states in the document to the point clicked (one
 // undoable edit: SetAttributeCommands in one undo macro) and draws the trajectory from there at
 // once. Bad input is refused under the fields with the engine's message; the plot and document
-// stay as they were. Export… writes PNG, PDF or CSV (the arrows). The dialog holds the document
-// and a NodeId, never a module pointer. Thread: GUI thread; the computation owns its copy.
+// stay as they were. Export… writes PNG, PDF or CSV (the arrows). While the document runs
+// (setLiveSource), the neuron's two states as the run records them are drawn over the plane and
+// follow the run (phase_live.cpp). The dialog holds the document and a NodeId, never a module
+// pointer. Thread: GUI thread; the computation owns its copy.
 #pragma once
 
 #include "engine/analysis/phase_plane.hpp"
@@ -22,6 +24,7 @@
 #include <QDialog>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -36,6 +39,8 @@ class QPushButton;
 
 namespace spike::ui {
 
+class LiveRun;
+
 /// Non-modal dialog computing and drawing one node's phase portrait.
 class PhaseDialog : public QDialog {
     Q_OBJECT
@@ -45,6 +50,21 @@ public:
     PhaseDialog(GraphDocument& doc, NodeId id, QWidget* parent = nullptr);
     /// Waits for a computation in flight (AnalysisRunner; one step of a wide copy: short).
     ~PhaseDialog() override = default;
+
+    /// Where the live trajectory comes from: `source` returns the document's running copy, or
+    /// nullptr while there is none (MainWindow passes its run session's). Called again on every
+    /// refreshLive(); the dialog never keeps the LiveRun beyond a call but for comparing it.
+    void setLiveSource(std::function<LiveRun*()> source);
+    /// Redraws the live trajectory: while a run exists and a portrait is shown, the portrait's
+    /// neuron's two states over the run's recorded steps (at most kLivePoints, the newest last),
+    /// from traces of the run (an existing trace of that state is read as it is; a missing one is
+    /// added for that neuron alone and removed when the dialog closes or the axes change). Call
+    /// when the run has new data (RunSession::updated) or was replaced.
+    void refreshLive();
+    /// The live trajectory drawn ((x, y) per recorded step, oldest first); empty without a run.
+    const std::vector<std::array<double, 2>>& liveTrajectory() const { return m_live; }
+    /// The live trajectory shows at most this many of the newest steps.
+    static constexpr std::size_t kLivePoints = 5000;
 
     /// Reads the fields and starts the computation on a worker thread; false with the message
     /// under the fields when it cannot start. The engine's refusals arrive as the message.
@@ -80,6 +100,9 @@ private:
     void showTrajectory();
     void plotClicked(QMouseEvent* event);
     void exportPlane();
+    /// Removes the traces this dialog added to the run it added them to (if still the current one).
+    void releaseLiveTraces(LiveRun* current);
+    void drawLive();
 
     GraphDocument& m_doc;
     NodeId m_id;
@@ -99,6 +122,15 @@ private:
     AnalysisRunner* m_runner = nullptr;
     std::optional<engine::PhasePlane> m_plane;
     std::vector<std::array<double, 2>> m_trajectory;
+    // Live trajectory (phase_live.cpp).
+    std::function<LiveRun*()> m_liveSource;
+    LiveRun* m_liveRun = nullptr;          ///< the run m_liveIds belong to (compared, never kept)
+    QString m_liveKey;                     ///< "path|x|y|neuron" the traces were made for
+    std::array<int, 2> m_liveIds{0, 0};    ///< trace ids of x and y in m_liveRun; 0: none
+    std::array<bool, 2> m_liveOwned{false, false};  ///< added by this dialog (removed on close)
+    QCPCurve* m_liveCurve = nullptr;
+    std::vector<std::array<double, 2>> m_live;
+    bool m_liveRefreshing = false;  ///< refreshLive() is on the stack
 };
 
 }  // namespace spike::ui
