@@ -110,7 +110,10 @@ std::vector<ConfigSetting> pairSettings(const std::string& prefix, const std::st
 {
     const json both = json::array({fallback, fallback});
     std::vector<ConfigSetting> out;
-    for (const auto& [side, index] : {std::pair{"height", 0}, std::pair{"width", 1}}) {
+    for (const auto& sideIndex : {std::pair{"height", 0}, std::pair{"width", 1}}) {
+        // Named copies, not a structured binding: clang 14 cannot capture one in the lambdas.
+        const std::string side = sideIndex.first;
+        const int index = sideIndex.second;
         out.push_back(listEntry(prefix + "_" + side, key, index, lo, hi, both,
                                 what + " " + side + " ('" + key + "'[" + std::to_string(index) + "])"));
         // A lone number means both sides: widen it before writing one side.

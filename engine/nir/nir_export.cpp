@@ -406,8 +406,9 @@ GraphResult Exporter::network(const Network& net, const std::string& prefix)
                 }
                 ready = ready || c.hasProjection;
             }
+            const std::string& node = name;  // clang 14 cannot capture a structured binding
             const bool fedOnlyByDelayed = std::none_of(wires.begin(), wires.end(), [&](const Connection& c) {
-                return c.to.node == name && !c.delayed;
+                return c.to.node == node && !c.delayed;
             });
             if (!ready && !fedOnlyByDelayed && round < nodes.size()) {
                 continue;
