@@ -1,0 +1,11 @@
+// libFuzzer target: the values a user gives spikesim's options (--current, --param, --range, --steps, --dt, ...).
+// What one input does is spike::fuzz::cliValues (fuzz_inputs.hpp), shared with the regression test.
+#include "tests/fuzz/fuzz_inputs.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    const std::string_view text = spike::fuzz::asText(data, size);
+    (void)spike::fuzz::cliValues(text, spike::fuzz::scratchDir());
+    return 0;
+}

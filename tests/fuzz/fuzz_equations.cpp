@@ -1,0 +1,11 @@
+// libFuzzer target: equation model texts (docs/equations.md): parsed, checked, compiled, run five steps.
+// What one input does is spike::fuzz::equationText (fuzz_inputs.hpp), shared with the regression test.
+#include "tests/fuzz/fuzz_inputs.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    const std::string_view text = spike::fuzz::asText(data, size);
+    (void)spike::fuzz::equationText(text, spike::fuzz::scratchDir());
+    return 0;
+}

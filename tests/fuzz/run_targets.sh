@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs built fuzz targets for SECONDS each, two at a time (JOBS), each from its seed corpus
+# (tests/fuzz/seed_corpus.sh) and a growing corpus kept in BUILD_DIR/corpus/<target>, with
+# -timeout=10 (a hang) and -rss_limit_mb=2048 (unbounded memory); AddressSanitizer with leak
+# detection on (except inside HDF5: lsan.supp), UndefinedBehaviorSanitizer reports fatal. Prints one line per target:
+#   target  executions  exec/s  RSS after loading the corpus -> at the end [MB]  result
+# and, for a failure, the log's last lines and the input libFuzzer saved under
+# BUILD_DIR/artifacts/<target>/. Exit status: 0 when every target ran clean, 1 otherwise.
+# Usage: tests/fuzz/run_targets.sh BUILD_DIR SECONDS [TARGET...]   (default: all six)
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="$(cd "${1:?usage: run_targets.sh BUILD_DIR SECONDS [TARGET...]}" && pwd)"
+seconds="${2:?usage: run_targets.sh BUILD_DIR SECONDS [TARGET...]}"
+shift 2
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_model_json fuzz_npy fuzz_state_dict fuzz_cli_values fuzz_nir fuzz_equations)
+jobs="${JOBS:-2}"
+
+seed="$(mktemp -d "$build/seed.XXXXXX")"  # one per run, so two runs may share BUILD_DIR
+trap 'rm -rf "$seed"' EXIT
+bash "$root/tests/fuzz/seed_corpus.sh" "$seed" > /dev/null
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:${ASAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:${LSAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+
+run_one() {  # run_one TARGET: the fuzzer's own exit status
+  local t="$1"
+  mkdir -p "$build/corpus/$t" "$build/artifacts/$t"
+  "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
+    "$build/corpus/$t" "$seed/$t" > "$build/$t.log" 2>&1
+}
+
+running=0
+for t in "${targets[@]}"; do
+  run_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+status=0
+printf '%-18s %12s %8s %16s  %s\n' target executions exec/s 'RSS start->end' result
+for t in "${targets[@]}"; do
+  log="$build/$t.log"
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  speed=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  rss0=$(grep -m1 -o 'INITED.*rss: [0-9]*Mb' "$log" | grep -o '[0-9]*Mb$')
+  rss1=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  result=ok
+  if grep -q 'ERROR: libFuzzer: timeout' "$log"; then result=hang
+  elif grep -q 'ERROR: libFuzzer: out-of-memory' "$log"; then result=out-of-memory
+  elif grep -q 'ERROR: LeakSanitizer' "$log"; then result=leak
+  elif grep -q -e 'ERROR: AddressSanitizer' -e 'runtime error:' -e 'ERROR: libFuzzer' "$log"; then result=crash
+  elif [ -z "$execs" ] || ! grep -q 'Done [0-9]* runs' "$log"; then result=failed-to-run
+  fi
+  printf '%-18s %12s %8s %16s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "${rss0:-?}->${rss1:-?}Mb" "$result"
+  if [ "$result" != ok ]; then
+    status=1
+    echo "---- $t: last lines of $log"
+    tail -n 40 "$log"
+    ls -l "$build/artifacts/$t/" 2>/dev/null
+  fi
+done
+exit $status
