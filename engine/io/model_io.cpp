@@ -461,6 +461,17 @@ ModelDocument loadModelDocument(const std::string& path)
         reason = printableReason(reason);
         throw Error(path + ": invalid JSON at line " + std::to_string(line) + ", column " +
                     std::to_string(column) + ": " + reason);
+    } catch (const nlohmann::json::out_of_range& e) {
+        // "[json.exception.out_of_range.406] number overflow parsing '1e912'": a number past a
+        // double's range (the parser gives no position for it); the number cut to 16 characters.
+        const std::string what = e.what();
+        const auto quote = what.find('\'');
+        std::string number = quote == std::string::npos ? std::string() : what.substr(quote);
+        if (number.size() > 18) {
+            number = number.substr(0, 17) + "...'";
+        }
+        throw Error(path + ": invalid JSON: number " + printableReason(number) +
+                    " is too large (beyond a double's range)");
     }
     const std::string base = fs::path(path).parent_path().string();
     return modelFromJson(doc, path, base.empty() ? "." : base);
