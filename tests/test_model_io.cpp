@@ -13,6 +13,9 @@
 
 #include <QtTest/QtTest>
 
+#include <limits>
+#include <unistd.h>
+
 #include <QTemporaryDir>
 
 #include <filesystem>
@@ -174,6 +177,22 @@ private slots:
         fs::copy(path, moved + "/net.json");
         fs::copy(dir.filePath("net.arrays").toStdString(), moved + "/net.arrays");
         compareTrees(*model, *loadModel(moved + "/net.json"));
+
+        // Temporaries of a save that was killed mid-write (their process is gone) are removed
+        // by the next save; another file, or one of a living process, is left alone.
+        const std::string arrays = dir.filePath("net.arrays/").toStdString();
+        const std::string dead = std::to_string(std::numeric_limits<int>::max());  // > pid_max
+        const std::string living = std::to_string(::getppid());
+        for (const std::string& f : {arrays + "0.w_rec.npy.tmp-" + dead, path + ".tmp-" + dead,
+                                     arrays + "0.w_rec.npy.tmp-" + living, arrays + "notes.txt"}) {
+            writeText(f, "x");
+        }
+        saveModel(path, *model, SaveOptions{8});
+        QVERIFY(!fs::exists(arrays + "0.w_rec.npy.tmp-" + dead));
+        QVERIFY(!fs::exists(path + ".tmp-" + dead));
+        QVERIFY(fs::exists(arrays + "0.w_rec.npy.tmp-" + living));
+        QVERIFY(fs::exists(arrays + "notes.txt"));
+        compareTrees(*model, *loadModel(path));
     }
 
     void documentedValueEncodingsLoad()

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <csignal>
 #include <unistd.h>
 
 namespace spike::engine {
@@ -85,6 +86,32 @@ void writeAtomically(const std::string& path, const std::string& text)
     if (ec) {
         fs::remove(tmp, ec);
         throw Error(path + ": cannot replace file: " + ec.message());
+    }
+}
+
+/// Removes the temporaries "<name>.tmp-<pid>" that writeAtomically() and npy::save() left in
+/// `dir` when their process was killed mid-write (the pid names no living process), for names
+/// starting with `prefix`. Another process's save in progress, or this process's, is left alone.
+void removeStaleTemporaries(const fs::path& dir, const std::string& prefix)
+{
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        const std::size_t at = name.rfind(".tmp-");
+        if (at == std::string::npos || name.compare(0, prefix.size(), prefix) != 0) {
+            continue;
+        }
+        const char* digits = name.c_str() + at + 5;
+        long pid = 0;
+        const auto [end, err] = std::from_chars(digits, name.c_str() + name.size(), pid);
+        if (err != std::errc() || *end != '\0' || pid <= 0 || pid == ::getpid()) {
+            continue;
+        }
+        const bool gone = pid > std::numeric_limits<pid_t>::max() ||
+                          (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+        if (gone && entry.is_regular_file(ec)) {
+            fs::remove(entry.path(), ec);
+        }
     }
 }
 
@@ -490,6 +517,10 @@ nlohmann::json modelToJson(const Module& root, const SaveOptions& options,
     doc["format"] = kFormatName;
     doc["version"] = kModelFormatVersion;
     doc["model"] = moduleJson(root, "", options, baseDir, arrayDir);
+    // Array temporaries of a save killed mid-write (the GUI's saves come through here too).
+    if (std::error_code ec; !arrayDir.empty() && fs::is_directory(arrayDir, ec)) {
+        removeStaleTemporaries(arrayDir, "");
+    }
     for (const auto& [key, value] : extras.items()) {
         if (key != "format" && key != "version" && key != "model") {
             doc[key] = value;
@@ -514,6 +545,8 @@ void saveModel(const std::string& path, const Module& root, const SaveOptions& o
         throw Error(path + ": " + e.what());
     }
     writeAtomically(path, doc.dump(2) + "\n");
+    // What a save killed mid-write left behind (the old file stayed intact) goes now.
+    removeStaleTemporaries(dir, p.filename().string() + ".tmp-");
 }
 
 StateDict loadStateDictFolder(const std::string& dir)
