@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <set>
 
@@ -75,6 +76,21 @@ struct TypeContext {
 };
 
 Typed type(TypeContext& ctx, const ExprPtr& e);
+
+/// Fails at `e` unless every SI exponent of a * b^power fits Dimension's int8 (|x| <= 127): a
+/// wider one would wrap around to other units (v**128 read as dimensionless).
+void checkExponents(const std::string& text, const ExprPtr& e, const Dimension& a, const Dimension& b,
+                    double power, const std::string& what)
+{
+    for (std::size_t i = 0; i < a.exponents.size(); ++i) {
+        const double x = a.exponents[i] + b.exponents[i] * power;
+        if (std::fabs(x) > 127.0) {
+            failAt(text, e, "the units of this term in " + what + " are beyond what a unit can "
+                            "hold (each SI exponent within -127..127; here " + unitText(a) +
+                            " and " + unitText(b) + ")");
+        }
+    }
+}
 
 Typed number(TypeContext& ctx, const ExprPtr& e)
 {
@@ -214,11 +230,13 @@ Typed typeBinary(TypeContext& ctx, const ExprPtr& e)
         }
         return {a.dim, false, constant, e->op == Op::Add ? a.value + b.value : a.value - b.value};
     case Op::Mul:
+        checkExponents(text, e, a.dim, b.dim, 1.0, ctx.what);
         return {a.dim * b.dim, false, constant, a.value * b.value};
     case Op::Div:
         if (b.constant && b.value == 0.0) {
             failAt(text, e->args[1], "division by zero in " + ctx.what);
         }
+        checkExponents(text, e, a.dim, b.dim, -1.0, ctx.what);
         return {a.dim / b.dim, false, constant, constant ? a.value / b.value : 0.0};
     case Op::Pow: {
         if (!b.dim.dimensionless()) {
@@ -235,6 +253,14 @@ Typed typeBinary(TypeContext& ctx, const ExprPtr& e)
         if (twice != std::round(twice)) {
             failAt(text, e->args[1], "a quantity in " + unitText(a.dim) + " raised to " +
                                          std::to_string(b.value) + " has no units to give");
+        }
+        for (const auto x : a.dim.exponents) {
+            if (std::fabs(x * twice) > 127.0) {  // a^(2b) must fit Dimension's int8 exponents
+                char power[32];
+                std::snprintf(power, sizeof power, "%g", b.value);
+                failAt(text, e, "a quantity in " + unitText(a.dim) + " raised to " + power +
+                                    " has units beyond what a unit can hold (each SI exponent within -63..63)");
+            }
         }
         Dimension d = a.dim.pow(static_cast<int>(std::round(twice)));
         const auto half = d.halved();
