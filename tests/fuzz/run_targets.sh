@@ -2,8 +2,8 @@
 # Runs built fuzz targets for SECONDS each, two at a time (JOBS), each from its seed corpus
 # (tests/fuzz/seed_corpus.sh) and a growing corpus kept in BUILD_DIR/corpus/<target>, with
 # -timeout=10 (a hang) and -rss_limit_mb=2048 (unbounded memory); AddressSanitizer with leak
-# detection on (except inside HDF5: lsan.supp), UndefinedBehaviorSanitizer reports fatal. Prints one line per target:
-#   target  executions  exec/s  RSS after loading the corpus -> at the end [MB]  result
+# detection on (HDF5's own faults on damaged files: asan.supp, lsan.supp), UndefinedBehaviorSanitizer reports fatal. Prints one line per target:
+#   target  executions  exec/s  RSS after loading the corpus / past half the executions / peak [MB]  result
 # and, for a failure, the log's last lines and the input libFuzzer saved under
 # BUILD_DIR/artifacts/<target>/. Exit status: 0 when every target ran clean, 1 otherwise.
 # Usage: tests/fuzz/run_targets.sh BUILD_DIR SECONDS [TARGET...]   (default: all six)
@@ -21,7 +21,7 @@ trap 'rm -rf "$seed"' EXIT
 bash "$root/tests/fuzz/seed_corpus.sh" "$seed" > /dev/null
 # allocator_may_return_null: malloc of an impossible size returns NULL as glibc's does, so HDF5
 # (C, uninstrumented) sees the failure it handles on damaged files; C++ new still reports.
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:${ASAN_OPTIONS:-}"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=$root/tests/fuzz/asan.supp:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:${LSAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
@@ -45,13 +45,18 @@ done
 wait
 
 status=0
-printf '%-18s %12s %8s %16s  %s\n' target executions exec/s 'RSS start->end' result
+printf '%-18s %12s %8s %22s  %s\n' target executions exec/s 'RSS start/half/end' result
 for t in "${targets[@]}"; do
   log="$build/$t.log"
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  speed=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  rss0=$(grep -m1 -o 'INITED.*rss: [0-9]*Mb' "$log" | grep -o '[0-9]*Mb$')
-  rss1=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  figure() { grep -o "stat::$1: *[0-9]*" "$log" | grep -o '[0-9]*$' | tail -1; }
+  execs=$(figure number_of_executed_units)
+  speed=$(figure average_exec_per_sec)
+  rss1=$(figure peak_rss_mb)
+  # RSS on libFuzzer's status lines ("#N ... rss: NMb"): after loading the corpus, and on the
+  # first line past half the executions.
+  rss0=$(grep -m1 -o 'INITED.*rss: [0-9]*Mb' "$log" | grep -o '[0-9]*Mb$' | tr -d Mb)
+  rssh=$(awk -v half=$(( ${execs:-0} / 2 )) '/^#[0-9]+\t/ && /rss: / {
+           n = substr($1, 2) + 0; if (n >= half) { match($0, /rss: [0-9]+/); print substr($0, RSTART + 5, RLENGTH - 5); exit } }' "$log")
   result=ok
   if grep -q 'ERROR: libFuzzer: timeout' "$log"; then result=hang
   elif grep -q 'ERROR: libFuzzer: out-of-memory' "$log"; then result=out-of-memory
@@ -59,7 +64,7 @@ for t in "${targets[@]}"; do
   elif grep -q -e 'ERROR: AddressSanitizer' -e 'runtime error:' -e 'ERROR: libFuzzer' "$log"; then result=crash
   elif [ -z "$execs" ] || ! grep -q 'Done [0-9]* runs' "$log"; then result=failed-to-run
   fi
-  printf '%-18s %12s %8s %16s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "${rss0:-?}->${rss1:-?}Mb" "$result"
+  printf '%-18s %12s %8s %22s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "${rss0:-?}/${rssh:-?}/${rss1:-?} MB" "$result"
   if [ "$result" != ok ]; then
     status=1
     echo "---- $t: last lines of $log"
