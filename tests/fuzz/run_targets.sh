@@ -7,6 +7,7 @@
 # and, for a failure, the log's last lines and the input libFuzzer saved under
 # BUILD_DIR/artifacts/<target>/. Exit status: 0 when every target ran clean, 1 otherwise.
 # Usage: tests/fuzz/run_targets.sh BUILD_DIR SECONDS [TARGET...]   (default: all six)
+# FUZZ_FLAGS: more libFuzzer flags for every target (e.g. -malloc_limit_mb=4096).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:?usage: run_targets.sh BUILD_DIR SECONDS [TARGET...]}" && pwd)"
@@ -29,7 +30,7 @@ run_one() {  # run_one TARGET: the fuzzer's own exit status
   local t="$1"
   mkdir -p "$build/corpus/$t" "$build/artifacts/$t"
   "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" ${FUZZ_FLAGS:-} \
     "$build/corpus/$t" "$seed/$t" > "$build/$t.log" 2>&1
 }
 
