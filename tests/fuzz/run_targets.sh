@@ -2,7 +2,7 @@
 # Runs built fuzz targets for SECONDS each, two at a time (JOBS), each from its seed corpus
 # (tests/fuzz/seed_corpus.sh) and a growing corpus kept in BUILD_DIR/corpus/<target>, with
 # -timeout=10 (a hang) and -rss_limit_mb=2048 (unbounded memory); AddressSanitizer with leak
-# detection on (HDF5's own faults on damaged files: asan.supp, lsan.supp), UndefinedBehaviorSanitizer reports fatal. Prints one line per target:
+# detection on (HDF5's own leaks on damaged files: lsan.supp), UndefinedBehaviorSanitizer reports fatal. Prints one line per target:
 #   target  executions  exec/s  RSS after loading the corpus / past half the executions / peak [MB]  result
 # and, for a failure, the log's last lines and the input libFuzzer saved under
 # BUILD_DIR/artifacts/<target>/. Exit status: 0 when every target ran clean, 1 otherwise.
@@ -22,7 +22,7 @@ trap 'rm -rf "$seed"' EXIT
 bash "$root/tests/fuzz/seed_corpus.sh" "$seed" > /dev/null
 # allocator_may_return_null: malloc of an impossible size returns NULL as glibc's does, so HDF5
 # (C, uninstrumented) sees the failure it handles on damaged files; C++ new still reports.
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=$root/tests/fuzz/asan.supp:${ASAN_OPTIONS:-}"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:${LSAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
