@@ -18,6 +18,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QIcon>
 #include <QMessageBox>
 #include <QPixmap>
 #include <QSpinBox>
@@ -57,6 +58,8 @@ int main(int argc, char** argv)
     // Settings (recent files) and recovery files under SpikeStudio/, not "Unknown Organization".
     QApplication::setOrganizationName(QStringLiteral("SpikeStudio"));
     QApplication::setApplicationVersion(QStringLiteral(SPIKE_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/spikestudio.png")));
+    QGuiApplication::setDesktopFileName(QStringLiteral("spikestudio"));  // the installed .desktop entry
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
