@@ -1,7 +1,8 @@
 // NodeRunner: how the runtime advances one module of an execution plan, chunk after chunk.
 //
 // A runner works on the module it was made from (Module::makeRunner()); the executor owns it and
-// calls it only on the simulation thread. Protocol: load() before the first run() and again after
+// calls it only on the simulation thread (a runner given a ThreadPool may hand parts of one run()
+// to the pool's helpers, and returns only when they are done). Protocol: load() before the first run() and again after
 // anything changed the module's attributes; run() any number of times; store() before anyone
 // reads or saves the module's States. Between load() and store() the module's stored States may
 // be stale (the working copy is the truth). run() must be allocation-free for neuron populations;
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace spike::engine {
+
+class ThreadPool;
 
 /// A per-step signal a runner can write while it runs, besides the module's output.
 struct TraceInfo {
@@ -45,6 +48,17 @@ public:
     NodeRunner& operator=(const NodeRunner&) = delete;
 
     Module& module() const { return *m_module; }
+
+    /// Lets run() and runListing() split their work over `pool`'s threads (nullptr: run on the
+    /// caller alone) for calls of at most `maxSteps` steps, each part at least `minWork` units
+    /// (neuron-steps); call before load(), which sizes any scratch. The pool must outlive the
+    /// runner's use of it. Runners that cannot split ignore it.
+    void setThreadPool(ThreadPool* pool, std::int64_t maxSteps, std::int64_t minWork)
+    {
+        m_pool = pool;
+        m_poolMaxSteps = maxSteps;
+        m_poolMinWork = minWork;
+    }
 
     /// Signals run() can write per step, in order (fixed for the runner's lifetime).
     virtual std::vector<TraceInfo> traces() const = 0;
@@ -77,8 +91,16 @@ public:
     /// The working state arrays (valid until the next load()).
     virtual std::vector<StateArray> workingStates() const = 0;
 
+protected:
+    ThreadPool* threadPool() const { return m_pool; }
+    std::int64_t threadPoolMaxSteps() const { return m_poolMaxSteps; }
+    std::int64_t threadPoolMinWork() const { return m_poolMinWork; }
+
 private:
     Module* m_module;
+    ThreadPool* m_pool = nullptr;
+    std::int64_t m_poolMaxSteps = 0;
+    std::int64_t m_poolMinWork = 1;
 };
 
 /// Runner of any module through Module::forwardBatched() over a (1, steps, sizeIn) view.

@@ -32,6 +32,13 @@ void Projection::deliverListed(const float* pre, std::int64_t preStride, const S
     deliver(pre, preStride, steps, post, postStride);
 }
 
+void Projection::deliverListedOn(ThreadPool&, std::int64_t, const float* pre,
+                                 std::int64_t preStride, const SpikeLists& spikes,
+                                 std::int64_t steps, float* post, std::int64_t postStride)
+{
+    deliverListed(pre, preStride, spikes, steps, post, postStride);
+}
+
 bool Projection::clearListed(const SpikeLists&, std::int64_t, float*, std::int64_t)
 {
     return false;

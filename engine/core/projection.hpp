@@ -19,6 +19,7 @@
 namespace spike::engine {
 
 class DeviceProjection;
+class ThreadPool;
 
 /// Base of DenseProjection, OneToOneProjection and SparseProjection (projections.hpp).
 class Projection : public Module {
@@ -43,6 +44,13 @@ public:
     /// when deliveries reach other entries (a delay ring adds whole rows). Default: false.
     virtual bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
                              std::int64_t postStride);
+    /// deliverListed() with its work shared by `pool`'s threads when there is at least
+    /// `minWork` (additions) per thread: each post entry is then written by exactly one thread,
+    /// with the same terms in the same order, so the rows and States are deliverListed()'s bit
+    /// for bit. Called by the pool's owner. Default: deliverListed() on the caller.
+    virtual void deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
+                                 std::int64_t preStride, const SpikeLists& spikes,
+                                 std::int64_t steps, float* post, std::int64_t postStride);
     /// A twin that delivers this projection with device kernels for the CUDA executor
     /// (engine/core/device_runner.hpp). Default: none (nullptr), and it delivers on the host.
     virtual std::unique_ptr<DeviceProjection> makeDeviceProjection();

@@ -5,6 +5,7 @@
 #include "engine/network/projections.hpp"
 
 #include "engine/network/sparse_draw.hpp"
+#include "engine/core/thread_pool.hpp"
 #include "engine/tensor/random.hpp"
 
 #include <algorithm>
@@ -441,6 +442,7 @@ void SparseProjection::ensureSynapses() const
     }
     m_built = true;
     m_weightsDrawn = false;
+    m_sliceParts = 0;
 }
 
 template <typename ScatterStep>
@@ -549,6 +551,83 @@ bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps,
         }
     }
     return true;
+}
+
+void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
+                                       std::int64_t preStride, const SpikeLists& spikes,
+                                       std::int64_t steps, float* post, std::int64_t postStride)
+{
+    const std::int64_t nSrc = sizeSource();
+    const std::int64_t nDst = sizeTarget();
+    const std::int64_t delay = delaySteps();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
+    // The additions this call makes: the listed channels' synapses, plus the ring's rows.
+    std::int64_t listed = 0;
+    for (std::int64_t t = 0; t < steps; ++t) {
+        listed += spikes.counts[t];
+    }
+    const std::int64_t fanOut = nSrc > 0 ? static_cast<std::int64_t>(m_targets.size()) / nSrc : 0;
+    const std::int64_t work = listed * fanOut + (delay > 0 ? steps * nDst : 0);
+    // All of the pool's threads or none, so the slices are cut once, not per count of spikes.
+    const int parts = pool.threads();
+    if (parts < 2 || work < parts * minWork || nDst < parts * 64) {
+        deliverListed(pre, preStride, spikes, steps, post, postStride);
+        return;
+    }
+    const float w = weight();
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
+    if (m_sliceParts != parts) {
+        const std::int64_t width = parts + 1;
+        m_sliceBounds.assign(static_cast<std::size_t>(nSrc * width), 0);
+        for (std::int64_t i = 0; i < nSrc; ++i) {
+            for (int p = 0; p <= parts; ++p) {
+                const std::int64_t first =
+                    p == parts ? nDst : ThreadPool::splitRange(nDst, parts, p, 64).first;
+                m_sliceBounds[static_cast<std::size_t>(i * width + p)] =
+                    std::lower_bound(targets + rows[i], targets + rows[i + 1],
+                                     static_cast<std::int32_t>(std::min<std::int64_t>(first, INT32_MAX))) -
+                    targets;
+            }
+        }
+        m_sliceParts = parts;
+    }
+    const std::int64_t* bounds = m_sliceBounds.data();
+    float* ring = delay > 0 ? stateRef(m_pending).data() : nullptr;
+    Tensor& headState = stateRef(m_pendingHead);
+    const auto head0 = delay > 0 ? static_cast<std::int64_t>(headState[0]) : 0;
+    // Part p: deliverSteps() and deliverListed()'s scatter restricted to targets [j0, j1).
+    pool.run(parts, [&](int p) {
+        const auto [j0, j1] = ThreadPool::splitRange(nDst, parts, p, 64);
+        const auto scatter = [&](std::int64_t t, float* y) {
+            const float* x = pre + t * preStride;
+            const std::int32_t* list = spikes.indices + t * spikes.stride;
+            const std::int32_t count = spikes.counts[t];
+            for (std::int32_t k = 0; k < count; ++k) {
+                const std::int64_t i = list[k];
+                const std::int64_t* b = bounds + i * (parts + 1) + p;
+                scatterSynapses(b[0], b[1], targets, weights, w, x[i], y);
+            }
+        };
+        std::int64_t head = head0;
+        for (std::int64_t t = 0; t < steps; ++t) {
+            float* __restrict y = post + t * postStride;
+            if (delay == 0) {
+                scatter(t, y);
+                continue;
+            }
+            float* __restrict slot = ring + head * nDst;
+            for (std::int64_t j = j0; j < j1; ++j) {
+                y[j] += slot[j];
+                slot[j] = 0.0F;
+            }
+            scatter(t, slot);
+            head = head + 1 == delay ? 0 : head + 1;
+        }
+    });
+    if (delay > 0) {
+        headState[0] = static_cast<float>((head0 + steps) % delay);
+    }
 }
 
 }  // namespace spike::engine

@@ -105,6 +105,11 @@ public:
     /// Zeroes the listed channels' targets; without delay only (a ring delivers whole rows).
     bool clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
                      std::int64_t postStride) override;
+    /// Split by target range: each thread walks the same listed channels (and its part of the
+    /// delay ring) but only the synapses onto its targets (CSR row slices cut once per part count).
+    void deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
+                         std::int64_t preStride, const SpikeLists& spikes, std::int64_t steps,
+                         float* post, std::int64_t postStride) override;
     /// Its device twin (projections_device.cpp): the CSR and the delay ring on the device.
     std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
 
@@ -185,6 +190,11 @@ private:
     WeightDistribution m_weightsWith;
     mutable bool m_built = false;
     mutable bool m_weightsDrawn = false;
+    // Target-range slices of the CSR for deliverListedOn() with m_sliceParts parts: synapses of
+    // channel i onto part p's targets are [m_sliceBounds[i * (parts + 1) + p], ... + p + 1).
+    // Recut when the part count or the synapses change (0: none cut).
+    mutable std::vector<std::int64_t> m_sliceBounds;
+    mutable int m_sliceParts = 0;
 };
 
 }  // namespace spike::engine

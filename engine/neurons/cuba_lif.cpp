@@ -239,36 +239,52 @@ std::vector<NeuronLayer::Trace> CUBALIF::traces() const
 void CUBALIF::runBatch(const float* input, std::int64_t steps, float* spikesOut,
                        const TraceTargets& traces)
 {
+    runRange(input, steps, spikesOut, traces, 0, sizeOut());
+}
+
+bool CUBALIF::runsInRanges() const
+{
+    return true;
+}
+
+void CUBALIF::runRange(const float* input, std::int64_t steps, float* spikesOut,
+                       const TraceTargets& traces, std::int64_t begin, std::int64_t end)
+{
     const std::int64_t n = sizeOut();
-    float* __restrict v = m_v.data();
-    float* __restrict iExc = m_iExc.data();
-    float* __restrict iInh = m_iInh.data();
-    float* __restrict refrac = m_r.data();
-    const float* __restrict pMem = m_pMemN.data();
-    const float* __restrict pExc = m_pExcN.data();
-    const float* __restrict pInh = m_pInhN.data();
-    const float* __restrict pMemExc = m_pMemExcN.data();
-    const float* __restrict pMemInh = m_pMemInhN.data();
-    const float* __restrict vRest = m_vRestN.data();
-    const float* __restrict vTh = m_vThN.data();
-    const float* __restrict vReset = m_vResetN.data();
-    const float* __restrict refracSteps = m_refracStepsN.data();
-    const std::array<const float*, 4> state{v, iExc, iInh, refrac};
+    const std::int64_t count = end - begin;
+    const std::int64_t b = begin;
+    float* __restrict v = m_v.data() + b;
+    float* __restrict iExc = m_iExc.data() + b;
+    float* __restrict iInh = m_iInh.data() + b;
+    float* __restrict refrac = m_r.data() + b;
+    const float* __restrict pMem = m_pMemN.data() + b;
+    const float* __restrict pExc = m_pExcN.data() + b;
+    const float* __restrict pInh = m_pInhN.data() + b;
+    const float* __restrict pMemExc = m_pMemExcN.data() + b;
+    const float* __restrict pMemInh = m_pMemInhN.data() + b;
+    const float* __restrict vRest = m_vRestN.data() + b;
+    const float* __restrict vTh = m_vThN.data() + b;
+    const float* __restrict vReset = m_vResetN.data() + b;
+    const float* __restrict refracSteps = m_refracStepsN.data() + b;
+    const std::array<const float*, 4> state{m_v.data(), m_iExc.data(), m_iInh.data(), m_r.data()};
+    if (count <= 0) {
+        return;
+    }
 
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict xExc = input + t * 2 * n;
+        const float* __restrict xExc = input + t * 2 * n + b;
         const float* __restrict xInh = xExc + n;
-        float* __restrict z = spikesOut + t * n;
+        float* __restrict z = spikesOut + t * n + b;
         if (m_uniform) {
-            cubaSteps<true>(n, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
+            cubaSteps<true>(count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
                             pMemInh, vRest, vTh, vReset, refracSteps, z);
         } else {
-            cubaSteps<false>(n, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
+            cubaSteps<false>(count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
                              pMemInh, vRest, vTh, vReset, refracSteps, z);
         }
         for (std::size_t k = 0; k < state.size(); ++k) {
             if (traces[k]) {
-                traces[k].write(t, state[k], n);
+                traces[k].writeRange(t, state[k], n, begin, end);
             }
         }
     }

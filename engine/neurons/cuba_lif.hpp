@@ -70,6 +70,10 @@ protected:
     std::vector<Trace> traces() const override;
     void runBatch(const float* input, std::int64_t steps, float* spikesOut,
                   const TraceTargets& traces) override;
+    /// Always: every neuron is independent (no recurrence, no noise).
+    bool runsInRanges() const override;
+    void runRange(const float* input, std::int64_t steps, float* spikesOut, const TraceTargets& traces,
+                  std::int64_t begin, std::int64_t end) override;
 
 private:
     void registerAttributes();

@@ -275,21 +275,19 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, const Tra
     if (steps == 0) {
         return;
     }
+    if (nsyn == 1 && wRec == nullptr && !noisy) {
+        runRange(input, steps, out, traces, 0, n);
+        return;
+    }
     if (nsyn == 1 && wRec == nullptr) {
         for (std::int64_t t = 0; t < steps; ++t) {
             const float* __restrict x = input + t * nIn;
             float* __restrict spikesOut = out + t * n;
-            if (noisy) {
-                drawNoise();
-                if (m_uniform) {
-                    fusedStep<true, true>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
-                } else {
-                    fusedStep<true, false>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
-                }
-            } else if (m_uniform) {
-                fusedStep<false, true>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
+            drawNoise();
+            if (m_uniform) {
+                fusedStep<true, true>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
             } else {
-                fusedStep<false, false>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
+                fusedStep<true, false>(n, x, isyn, v, alpha, beta, bias, th, noise, maxSpikes, spikesOut);
             }
             if (recV) {
                 recV.write(t, v, n);
@@ -354,6 +352,47 @@ void LIF::runBatch(const float* input, std::int64_t steps, float* out, const Tra
             recI.write(t, isyn, nIn);
         }
     }
+}
+
+bool LIF::runsInRanges() const
+{
+    return m_nSyn == 1 && !m_hasRec && value(m_noiseStd)[0] * std::sqrt(value(m_dt)[0]) <= 0.0F;
+}
+
+void LIF::runRange(const float* input, std::int64_t steps, float* out, const TraceTargets& traces,
+                   std::int64_t begin, std::int64_t end)
+{
+    // One synapse, no recurrence, no noise (runsInRanges()): the fused step over [begin, end).
+    const TraceTarget& recV = traces[0];
+    const TraceTarget& recI = traces[1];
+    const std::int64_t n = sizeOut();
+    const std::int64_t count = end - begin;
+    const float maxSpikes = value(m_maxSpikes)[0];
+    float* __restrict v = m_v.data() + begin;
+    float* __restrict isyn = m_i.data() + begin;
+    const float* __restrict alpha = m_alphaN.data() + begin;
+    const float* __restrict beta = m_betaNS.data() + begin;
+    const float* __restrict bias = m_biasN.data() + begin;
+    const float* __restrict th = m_thresholdN.data() + begin;
+    if (steps == 0 || count <= 0) {
+        return;
+    }
+    for (std::int64_t t = 0; t < steps; ++t) {
+        const float* __restrict x = input + t * n + begin;
+        float* __restrict spikesOut = out + t * n + begin;
+        if (m_uniform) {
+            fusedStep<false, true>(count, x, isyn, v, alpha, beta, bias, th, nullptr, maxSpikes, spikesOut);
+        } else {
+            fusedStep<false, false>(count, x, isyn, v, alpha, beta, bias, th, nullptr, maxSpikes, spikesOut);
+        }
+        if (recV) {
+            recV.writeRange(t, m_v.data(), n, begin, end);
+        }
+        if (recI) {
+            recI.writeRange(t, m_i.data(), n, begin, end);
+        }
+    }
+    std::copy(out + (steps - 1) * n + begin, out + (steps - 1) * n + end, m_s.data() + begin);
 }
 
 }  // namespace spike::engine

@@ -62,6 +62,10 @@ protected:
     void prepareEvolve() override;
     void runBatch(const float* input, std::int64_t steps, float* out,
                   const TraceTargets& traces) override;
+    /// Every neuron is independent with one synapse, no recurrence and no noise.
+    bool runsInRanges() const override;
+    void runRange(const float* input, std::int64_t steps, float* out, const TraceTargets& traces,
+                  std::int64_t begin, std::int64_t end) override;
 
 private:
     void registerAttributes();

@@ -274,40 +274,57 @@ std::vector<NeuronLayer::Trace> LIFRefrac::traces() const
 void LIFRefrac::runBatch(const float* input, std::int64_t steps, float* spikesOut,
                          const TraceTargets& traces)
 {
+    runRange(input, steps, spikesOut, traces, 0, sizeOut());
+}
+
+bool LIFRefrac::runsInRanges() const
+{
+    return true;
+}
+
+void LIFRefrac::runRange(const float* input, std::int64_t steps, float* spikesOut,
+                         const TraceTargets& traces, std::int64_t begin, std::int64_t end)
+{
     const std::int64_t n = sizeOut();
+    const std::int64_t count = end - begin;
+    const std::int64_t b = begin;
     const TraceTarget& recV = traces[0];
     const TraceTarget& recI = traces[1];
     const TraceTarget& recRho = traces[2];
-    float* __restrict v = m_v.data();
-    float* __restrict cur = m_i.data();
-    float* __restrict rho = m_r.data();
-    const float* __restrict dtMem = m_dtTauMemInvN.data();
-    const float* __restrict dtSyn = m_dtTauSynInvN.data();
-    const float* __restrict vLeak = m_vLeakN.data();
-    const float* __restrict vTh = m_vThN.data();
-    const float* __restrict vReset = m_vResetN.data();
-    const float* __restrict rhoReset = m_rhoResetN.data();
+    float* __restrict v = m_v.data() + b;
+    float* __restrict cur = m_i.data() + b;
+    float* __restrict rho = m_r.data() + b;
+    const float* __restrict dtMem = m_dtTauMemInvN.data() + b;
+    const float* __restrict dtSyn = m_dtTauSynInvN.data() + b;
+    const float* __restrict vLeak = m_vLeakN.data() + b;
+    const float* __restrict vTh = m_vThN.data() + b;
+    const float* __restrict vReset = m_vResetN.data() + b;
+    const float* __restrict rhoReset = m_rhoResetN.data() + b;
+    if (count <= 0) {
+        return;
+    }
 
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict x = input + t * n;
-        float* __restrict z = spikesOut + t * n;
+        const float* __restrict x = input + t * n + b;
+        float* __restrict z = spikesOut + t * n + b;
         if (m_uniform) {
-            refracStep<true>(n, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
+            refracStep<true>(count, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
         } else {
-            refracStep<false>(n, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
+            refracStep<false>(count, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
         }
         if (recV) {
-            recV.write(t, v, n);
+            recV.writeRange(t, m_v.data(), n, begin, end);
         }
         if (recI) {
-            recI.write(t, cur, n);
+            recI.writeRange(t, m_i.data(), n, begin, end);
         }
         if (recRho) {
-            recRho.write(t, rho, n);
+            recRho.writeRange(t, m_r.data(), n, begin, end);
         }
     }
     if (steps > 0) {
-        std::copy(spikesOut + (steps - 1) * n, spikesOut + steps * n, m_s.data());
+        std::copy(spikesOut + (steps - 1) * n + b, spikesOut + (steps - 1) * n + end,
+                  m_s.data() + b);
     }
 }
 

@@ -68,6 +68,10 @@ protected:
     std::vector<Trace> traces() const override;
     void runBatch(const float* input, std::int64_t steps, float* spikesOut,
                   const TraceTargets& traces) override;
+    /// Every neuron is independent.
+    bool runsInRanges() const override;
+    void runRange(const float* input, std::int64_t steps, float* spikesOut, const TraceTargets& traces,
+                  std::int64_t begin, std::int64_t end) override;
 
 private:
     using DerivedValues = std::vector<std::pair<AttributeId, Tensor>>;

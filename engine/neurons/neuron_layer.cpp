@@ -2,6 +2,7 @@
 #include "engine/neurons/neuron_layer.hpp"
 
 #include "engine/core/node_runner.hpp"
+#include "engine/core/thread_pool.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -36,6 +37,22 @@ std::vector<PortSpec> NeuronLayer::outputPorts() const
 
 void NeuronLayer::prepareEvolve() {}
 
+void NeuronLayer::runRange(const float* input, std::int64_t steps, float* spikesOut,
+                           const TraceTargets& traces, std::int64_t begin, std::int64_t end)
+{
+    static_cast<void>(begin);
+    static_cast<void>(end);
+    runBatch(input, steps, spikesOut, traces);
+}
+
+namespace {
+
+/// Parts are whole multiples of this many neurons (the spike scan's 64-channel blocks, and
+/// whole cache lines of every state array).
+constexpr std::int64_t kRangeAlign = 64;
+
+}  // namespace
+
 /// The runtime's runner of a neuron layer: the batch loop of evolveImpl() cut open, so the
 /// working arrays persist between run() calls and one step costs no allocation.
 class NeuronRunner : public NodeRunner {
@@ -59,6 +76,10 @@ public:
 
     void load() override
     {
+        if (threadPool() != nullptr) {
+            m_partCounts.assign(static_cast<std::size_t>(threadPool()->threads() *
+                                                         threadPoolMaxSteps()), 0);
+        }
         m_carried = m_layer->carriedStates();
         for (const auto& c : m_carried) {
             const Tensor& stored = m_layer->value(c.state);
@@ -71,12 +92,60 @@ public:
     void run(const float* in, std::int64_t steps, float* out,
              const std::vector<float*>& traceTargets) override
     {
-        for (std::size_t k = 0; k < m_targets.size(); ++k) {
-            const std::vector<std::int64_t>& channels = m_channels[k];
-            m_targets[k] = {traceTargets[k], channels.empty() ? nullptr : channels.data(),
-                            static_cast<std::int64_t>(channels.size())};
+        setTargets(traceTargets);
+        const int parts = partsFor(steps);
+        if (parts == 1) {
+            m_layer->runBatch(in, steps, out, m_targets);
+        } else {
+            const std::int64_t n = m_layer->sizeOut();
+            threadPool()->run(parts, [&](int p) {
+                const auto [begin, end] = ThreadPool::splitRange(n, parts, p, kRangeAlign);
+                m_layer->runRange(in, steps, out, m_targets, begin, end);
+            });
         }
-        m_layer->runBatch(in, steps, out, m_targets);
+        m_layer->advanceSteps(steps);
+    }
+
+    /// Split: each part lists its own neurons' spikes of each step at the start of its range
+    /// within the list row (room enough: a range lists at most its own width), then the parts'
+    /// lists are moved together in part order, which gives the ascending list of one scan.
+    void runListing(const float* in, std::int64_t steps, float* out,
+                    const std::vector<float*>& traceTargets,
+                    const SpikeListTargets& lists) override
+    {
+        const int parts = partsFor(steps);
+        if (parts == 1) {
+            NodeRunner::runListing(in, steps, out, traceTargets, lists);
+            return;
+        }
+        setTargets(traceTargets);
+        const std::int64_t n = m_layer->sizeOut();
+        threadPool()->run(parts, [&](int p) {
+            const auto [begin, end] = ThreadPool::splitRange(n, parts, p, kRangeAlign);
+            m_layer->runRange(in, steps, out, m_targets, begin, end);
+            std::int32_t* counts = m_partCounts.data() + p * steps;
+            for (std::int64_t t = 0; t < steps; ++t) {
+                std::int32_t* row = lists.indices + t * lists.stride + begin;
+                const std::int32_t c = listNonZero(out + t * n + begin, end - begin, row);
+                for (std::int32_t k = 0; k < c; ++k) {
+                    row[k] += static_cast<std::int32_t>(begin);
+                }
+                counts[t] = c;
+            }
+        });
+        for (std::int64_t t = 0; t < steps; ++t) {
+            std::int32_t* row = lists.indices + t * lists.stride;
+            std::int32_t total = 0;
+            for (int p = 0; p < parts; ++p) {
+                const std::int64_t begin = ThreadPool::splitRange(n, parts, p, kRangeAlign).first;
+                const std::int32_t c = m_partCounts[static_cast<std::size_t>(p * steps + t)];
+                if (begin != total) {
+                    std::copy(row + begin, row + begin + c, row + total);
+                }
+                total += c;
+            }
+            lists.counts[t] = total;
+        }
         m_layer->advanceSteps(steps);
     }
 
@@ -103,11 +172,34 @@ public:
     }
 
 private:
+    void setTargets(const std::vector<float*>& traceTargets)
+    {
+        for (std::size_t k = 0; k < m_targets.size(); ++k) {
+            const std::vector<std::int64_t>& channels = m_channels[k];
+            m_targets[k] = {traceTargets[k], channels.empty() ? nullptr : channels.data(),
+                            static_cast<std::int64_t>(channels.size())};
+        }
+    }
+
+    /// Into how many neuron ranges this run() splits (1: on the caller, through runBatch()).
+    int partsFor(std::int64_t steps) const
+    {
+        ThreadPool* pool = threadPool();
+        if (pool == nullptr || pool->threads() < 2 || steps > threadPoolMaxSteps() ||
+            !m_layer->runsInRanges()) {
+            return 1;
+        }
+        const std::int64_t n = m_layer->sizeOut();
+        const int byWork = pool->partsFor(n * steps, threadPoolMinWork());
+        return std::min<int>(byWork, static_cast<int>(std::max<std::int64_t>(1, n / kRangeAlign)));
+    }
+
     NeuronLayer* m_layer;
     std::vector<TraceInfo> m_traces;
     std::vector<std::vector<std::int64_t>> m_channels;  ///< per trace; empty = whole rows
     NeuronLayer::TraceTargets m_targets;                ///< scratch for runBatch()
     std::vector<NeuronLayer::CarriedState> m_carried;
+    std::vector<std::int32_t> m_partCounts;  ///< threads × maxSteps: spikes per part and step
 };
 
 std::unique_ptr<NodeRunner> NeuronLayer::makeRunner()

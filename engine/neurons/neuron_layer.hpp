@@ -11,7 +11,9 @@
 // offers, and runs the steps of one batch element in runBatch(). Invariants: the working arrays
 // hold one batch element's state only during evolveImpl(); stored States change only after the
 // whole batch has run. Thread: owned by whichever thread evolves it; evolve() allocates per call,
-// never per step.
+// never per step. A population whose runsInRanges() is true may have its runner's run() split
+// into neuron ranges run by the helpers of the owner's ThreadPool (engine/core/thread_pool.hpp)
+// while the owner waits; each neuron then belongs to exactly one of them.
 #pragma once
 
 #include "engine/core/module.hpp"
@@ -80,6 +82,21 @@ protected:
                 dst[k] = row[channels[k]];
             }
         }
+        /// write() for the channels in [begin, end) only (a neuron range of runRange()).
+        void writeRange(std::int64_t t, const float* row, std::int64_t width, std::int64_t begin,
+                        std::int64_t end) const
+        {
+            if (channels == nullptr) {
+                std::copy(row + begin, row + end, data + t * width + begin);
+                return;
+            }
+            float* dst = data + t * count;
+            for (std::int64_t k = 0; k < count; ++k) {
+                if (channels[k] >= begin && channels[k] < end) {
+                    dst[k] = row[channels[k]];
+                }
+            }
+        }
     };
     /// One entry per traces() entry.
     using TraceTargets = std::vector<TraceTarget>;
@@ -95,6 +112,15 @@ protected:
     /// `spikesOut` receives (steps, Nout), and each non-null trace target (steps, step...).
     virtual void runBatch(const float* input, std::int64_t steps, float* spikesOut,
                           const TraceTargets& traces) = 0;
+    /// Whether the next runBatch() may instead run as runRange() over disjoint neuron ranges
+    /// on different threads at once: each neuron's step reads and writes only its own elements
+    /// (no recurrence, no shared random stream). Default: false.
+    virtual bool runsInRanges() const { return false; }
+    /// runBatch() for neurons [begin, end) only, with the same arithmetic per neuron: the
+    /// pointers are the whole rows, and only those neurons' states, output channels and trace
+    /// channels are touched. Called only when runsInRanges(). Default: runBatch() (unreachable).
+    virtual void runRange(const float* input, std::int64_t steps, float* spikesOut,
+                          const TraceTargets& traces, std::int64_t begin, std::int64_t end);
 
     /// The batch loop: loads, runs, keeps batch element 0's final state, records.
     Tensor evolveImpl(const TensorView& input, const Recorder& recorder) final;

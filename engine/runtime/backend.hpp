@@ -75,6 +75,14 @@ struct ExecutorOptions {
     /// channels over its modules (neurons, layer units, sources); below it a GPU loses to the
     /// CPU, since every step costs several kernel launches (docs/backends.md, "When CUDA is used").
     std::int64_t autoCudaMinChannels = 20000;
+    /// CPU: threads that run neuron populations and projections, the calling (simulation)
+    /// thread included; 0 = every core (std::thread::hardware_concurrency()), 1 = no helpers.
+    /// Results are bit-identical for any value (docs/runtime.md, "Threads"). CUDA ignores it.
+    int threads = 0;
+    /// CPU: least work (neuron-steps) worth one thread's part of a node's run(); less runs on
+    /// the calling thread alone, since handing a part to a helper costs a few µs (CUBA's 3200
+    /// and 800 neurons, one step at a time, stay on one thread). Tests lower it to force splits.
+    std::int64_t threadMinWork = 16384;
     PlanOptions plan;
 };
 

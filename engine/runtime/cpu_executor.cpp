@@ -18,11 +18,20 @@
 // A trace that only probes of some of its channels read (the membranes of 1000 of 10^5
 // neurons) is recorded by its runner for just the union of those channels when the runner can
 // (NodeRunner::selectTraceChannels()), so the rows hold only what the probes copy.
+// Threads (ExecutorOptions::threads): the executor owns a ThreadPool whose helpers run parts of
+// one node's run() (disjoint neuron ranges, NeuronLayer::runsInRanges()), of one projection's
+// delivery from spike lists (disjoint target ranges, Projection::deliverListedOn()), of one large
+// pass-through edge's addition (disjoint channel ranges) or of a large copy or clear of rows,
+// while the owner runs its own part and
+// waits; groups, nodes and edges still run one after another in plan order, and
+// each neuron is computed by exactly one thread with the 1-thread arithmetic, so the results do
+// not depend on the thread count.
 // Nothing here allocates after construction and setProbes().
-// Thread: the thread that owns the module tree.
+// Thread: the thread that owns the module tree (and, inside one run(), the pool's helpers).
 #include "engine/runtime/backend.hpp"
 #include "engine/core/graph.hpp"
 #include "engine/core/node_runner.hpp"
+#include "engine/core/thread_pool.hpp"
 #include "engine/runtime/finite_scan.hpp"
 #include "engine/runtime/probe_target.hpp"
 
@@ -77,6 +86,16 @@ public:
             throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
                         std::to_string(options.maxChunkSteps));
         }
+        if (options.threads < 0 || options.threads > kMaxThreads) {
+            throw Error("executor: threads must be in [0, " + std::to_string(kMaxThreads) +
+                        "] (0 = every core), got " + std::to_string(options.threads));
+        }
+        if (const int threads = options.threads == 0 ? ThreadPool::hardwareThreads()
+                                                     : options.threads;
+            threads > 1) {
+            m_pool = std::make_unique<ThreadPool>(threads);
+        }
+        m_minWork = options.threadMinWork;
         const auto rows = static_cast<std::size_t>(maxChunkSteps());
         m_nodes.resize(m_plan.nodes.size());
         for (std::size_t i = 0; i < m_plan.nodes.size(); ++i) {
@@ -87,6 +106,7 @@ public:
             b.out.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0.0F);
             if (p.role == PlanNode::Role::Module) {
                 b.runner = p.module->makeRunner();
+                b.runner->setThreadPool(m_pool.get(), maxChunkSteps(), options.threadMinWork);
                 b.traces = b.runner->traces();
                 b.traceRows.resize(b.traces.size());
                 b.traceWidth.resize(b.traces.size());
@@ -155,11 +175,7 @@ public:
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.inputNode)];
             float* rows = m_nodes[static_cast<std::size_t>(m_plan.inputNode)].out.data() + p.sizeOut;
             const std::size_t count = static_cast<std::size_t>(steps * p.sizeOut);
-            if (input != nullptr) {
-                std::memcpy(rows, input, count * sizeof(float));
-            } else {
-                std::memset(rows, 0, count * sizeof(float));
-            }
+            copyOrZero(rows, input, count);
         }
         forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
             gather(n, t0, len);
@@ -273,6 +289,30 @@ public:
     }
 
 private:
+    /// dst[0 .. count) = src[0 .. count), or zeros when src is null; large blocks split into
+    /// contiguous parts over the pool (copies, so the split changes no value).
+    void copyOrZero(float* dst, const float* src, std::size_t count)
+    {
+        const auto whole = static_cast<std::int64_t>(count);
+        const int parts = m_pool ? m_pool->partsFor(whole, 4 * m_minWork) : 1;
+        const auto part = [&](std::int64_t begin, std::int64_t end) {
+            const auto bytes = static_cast<std::size_t>(end - begin) * sizeof(float);
+            if (src != nullptr) {
+                std::memcpy(dst + begin, src + begin, bytes);
+            } else {
+                std::memset(dst + begin, 0, bytes);
+            }
+        };
+        if (parts == 1) {
+            part(0, whole);
+            return;
+        }
+        m_pool->run(parts, [&](int k) {
+            const auto [begin, end] = ThreadPool::splitRange(whole, parts, k, 1024);
+            part(begin, end);
+        });
+    }
+
     void gather(int node, std::int64_t t0, std::int64_t n)
     {
         const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
@@ -282,7 +322,7 @@ private:
         NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
         float* dst = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
         if (!b.inClear) {
-            std::memset(dst, 0, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+            copyOrZero(dst, nullptr, static_cast<std::size_t>(n * p.sizeIn));
         }
         b.inClear = false;
         for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
@@ -292,19 +332,37 @@ private:
                                (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
             float* target = dst + e.toOffset;
             if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
-                e.projection->deliverListed(src, srcWidth, *lists, n, target, p.sizeIn);
+                if (m_pool) {
+                    e.projection->deliverListedOn(*m_pool, m_minWork, src, srcWidth, *lists, n,
+                                                  target, p.sizeIn);
+                } else {
+                    e.projection->deliverListed(src, srcWidth, *lists, n, target, p.sizeIn);
+                }
                 continue;
             }
             if (e.projection != nullptr) {
                 e.projection->deliver(src, srcWidth, n, target, p.sizeIn);
                 continue;
             }
-            for (std::int64_t t = 0; t < n; ++t) {
-                const float* s = src + t * srcWidth;
-                float* d = target + t * p.sizeIn;
-                for (std::int64_t c = 0; c < e.fromSize; ++c) {
-                    d[c] += s[c];
+            // A pass-through edge: each channel's sum gets the same one term whichever thread
+            // adds it, so large ones are split by channel range.
+            const auto addRange = [&](std::int64_t c0, std::int64_t c1) {
+                for (std::int64_t t = 0; t < n; ++t) {
+                    const float* s = src + t * srcWidth;
+                    float* d = target + t * p.sizeIn;
+                    for (std::int64_t c = c0; c < c1; ++c) {
+                        d[c] += s[c];
+                    }
                 }
+            };
+            const int parts = m_pool ? m_pool->partsFor(e.fromSize * n, m_minWork) : 1;
+            if (parts == 1) {
+                addRange(0, e.fromSize);
+            } else {
+                m_pool->run(parts, [&](int part) {
+                    const auto [c0, c1] = ThreadPool::splitRange(e.fromSize, parts, part, 64);
+                    addRange(c0, c1);
+                });
             }
         }
     }
@@ -351,8 +409,8 @@ private:
             return;
         case PlanNode::Role::Output:
         case PlanNode::Role::Junction:
-            std::memcpy(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn,
-                        static_cast<std::size_t>(n * p.sizeIn) * sizeof(float));
+            copyOrZero(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn,
+                       static_cast<std::size_t>(n * p.sizeIn));
             return;
         case PlanNode::Role::Module:
             break;
@@ -482,6 +540,10 @@ private:
         return out;
     }
 
+    static constexpr int kMaxThreads = 1024;
+
+    std::unique_ptr<ThreadPool> m_pool;  ///< helpers of this (the owner's) thread; null for 1
+    std::int64_t m_minWork = 1;          ///< ExecutorOptions::threadMinWork
     ExecutionPlan m_plan;
     std::vector<NodeBuffers> m_nodes;
     std::vector<ResolvedProbe> m_probes;

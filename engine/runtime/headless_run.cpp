@@ -72,6 +72,7 @@ HeadlessRun::HeadlessRun(Module& root, const HeadlessRunOptions& options)
     executorOptions.maxChunkSteps =
         options.steps > 0 ? std::min(chunk, options.steps) : chunk;
     executorOptions.spikeLists = options.spikeLists;
+    executorOptions.threads = options.threads;
     m_executor = makeExecutor(root, options.backend, executorOptions, &m_note);
 }
 

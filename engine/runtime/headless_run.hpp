@@ -36,6 +36,7 @@ struct HeadlessRunOptions {
     bool progress = false;  ///< chunks of about 1 % of the run, so progress can be shown
     std::int64_t steps = 0; ///< steps the run will take (sizes the chunks; 0: unknown)
     bool spikeLists = true; ///< ExecutorOptions::spikeLists (false: count from the dense rows)
+    int threads = 0;        ///< ExecutorOptions::threads (0: every core)
 };
 
 /// What a HeadlessRun::run() did.

@@ -1,0 +1,324 @@
+// Threads (issue #22): the ThreadPool (deterministic split, every part run once, exceptions
+// rethrown on the caller) and the CPU executor with 1, 2 and 3 threads giving bit-identical
+// spikes, traces (whole rows and selected channels), outputs and states: LIF, LIFRefrac and
+// CUBALIF populations with per-neuron parameters (against evolve() too), and the CUBA network
+// (bench/cuba/cuba_network_4000.json, 4000 neurons, sparse projections with delays) for 300
+// steps. The executor's minimum work per part is lowered so that every run really splits.
+// .ci/tsan runs this test under ThreadSanitizer.
+#include "engine/core/thread_pool.hpp"
+#include "engine/io/model_io.hpp"
+#include "engine/network/network.hpp"
+#include "engine/network/projections.hpp"
+#include "engine/neurons/cuba_lif.hpp"
+#include "engine/neurons/lif.hpp"
+#include "engine/neurons/lif_refrac.hpp"
+#include "engine/runtime/backend.hpp"
+#include "engine/tensor/random.hpp"
+
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace spike::engine;  // NOLINT: test file
+
+namespace {
+
+/// Random per-neuron values in [lo, hi).
+Tensor perNeuron(std::int64_t n, double lo, double hi, std::uint64_t seed)
+{
+    Random rng(seed);
+    Tensor t(Shape{n});
+    for (std::int64_t i = 0; i < n; ++i) {
+        t[i] = static_cast<float>(rng.uniform(lo, hi));
+    }
+    return t;
+}
+
+/// (steps, width) input rows: mostly zero, some pulses of either sign.
+std::vector<float> inputRows(std::int64_t steps, std::int64_t width, float scale, std::uint64_t seed)
+{
+    Random rng(seed);
+    std::vector<float> rows(static_cast<std::size_t>(steps * width), 0.0F);
+    for (float& x : rows) {
+        const double u = rng.uniform();
+        x = u < 0.1 ? scale : u < 0.15 ? -0.5F * scale : 0.0F;
+    }
+    return rows;
+}
+
+/// Everything one run produced: every probe's samples of every chunk, then the stored States.
+struct RunResult {
+    std::vector<std::vector<float>> probes;
+    std::vector<std::vector<float>> states;
+};
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+/// Runs `root` (built fresh by `make`) through the CPU executor for `steps` steps in chunks of
+/// `chunk`, with the input rows `input` (or none), recording `probes`.
+template <typename Make>
+RunResult runWith(Make&& make, int threads, const std::vector<ProbeRequest>& probes,
+                  std::int64_t steps, std::int64_t chunk, const std::vector<float>* input,
+                  std::int64_t inputWidth)
+{
+    std::unique_ptr<Module> root = make();
+    ExecutorOptions options;
+    options.threads = threads;
+    options.threadMinWork = 64;
+    options.maxChunkSteps = chunk;
+    auto ex = makeCpuExecutor(*root, options);
+    const std::vector<ProbeInfo> infos = ex->setProbes(probes);
+    RunResult r;
+    r.probes.resize(infos.size());
+    for (std::int64_t t0 = 0; t0 < steps; t0 += chunk) {
+        const std::int64_t n = std::min(chunk, steps - t0);
+        ex->advance(n, input != nullptr ? input->data() + t0 * inputWidth : nullptr, nullptr);
+        for (std::size_t k = 0; k < infos.size(); ++k) {
+            const float* d = ex->probeData(k);
+            r.probes[k].insert(r.probes[k].end(), d, d + n * infos[k].width);
+        }
+    }
+    ex->storeStates();
+    for (const auto& [name, tensor] : root->stateDict()) {
+        r.states.emplace_back(tensor.data(), tensor.data() + tensor.numel());
+    }
+    return r;
+}
+
+template <typename Make>
+void checkIdentical(Make&& make, const std::vector<ProbeRequest>& probes, std::int64_t steps,
+                    std::int64_t chunk, const std::vector<float>* input, std::int64_t inputWidth,
+                    RunResult* one = nullptr)
+{
+    const RunResult base = runWith(make, 1, probes, steps, chunk, input, inputWidth);
+    for (int threads : {2, 3}) {
+        const RunResult r = runWith(make, threads, probes, steps, chunk, input, inputWidth);
+        QCOMPARE(r.probes.size(), base.probes.size());
+        for (std::size_t k = 0; k < base.probes.size(); ++k) {
+            QVERIFY2(sameBits(r.probes[k], base.probes[k]),
+                     (std::to_string(threads) + " threads: probe " + probes[k].path + "." +
+                      probes[k].signal + " differs").c_str());
+        }
+        QCOMPARE(r.states.size(), base.states.size());
+        for (std::size_t k = 0; k < base.states.size(); ++k) {
+            QVERIFY2(sameBits(r.states[k], base.states[k]),
+                     (std::to_string(threads) + " threads: state " + std::to_string(k) +
+                      " differs").c_str());
+        }
+    }
+    if (one != nullptr) {
+        *one = base;
+    }
+}
+
+/// A one-population network: input of the population's size → population → output.
+std::unique_ptr<Module> wrap(std::unique_ptr<Module> population)
+{
+    const std::int64_t nIn = population->sizeIn();
+    const std::int64_t nOut = population->sizeOut();
+    if (dynamic_cast<const CUBALIF*>(population.get()) != nullptr) {  // ports exc and inh
+        auto net = std::make_unique<Network>(
+            std::vector<BoundaryPort>{{"exc", nOut}, {"inh", nOut}},
+            std::vector<BoundaryPort>{{"spikes", nOut}});
+        net->addNode("pop", std::move(population));
+        net->connect("in.exc", "pop.exc");
+        net->connect("in.inh", "pop.inh");
+        net->connect("pop", "out.spikes");
+        return net;
+    }
+    auto net = std::make_unique<Network>(nIn, nOut);
+    net->addNode("pop", std::move(population));
+    net->connect("in", "pop.in");
+    net->connect("pop", "out");
+    return net;
+}
+
+}  // namespace
+
+class TestThreads : public QObject {
+    Q_OBJECT
+
+private slots:
+    void splitIsFixedAndCoversTheRange()
+    {
+        for (std::int64_t count : {0, 1, 63, 64, 65, 1000, 100000}) {
+            for (int parts = 1; parts <= 5; ++parts) {
+                std::int64_t next = 0;
+                for (int p = 0; p < parts; ++p) {
+                    const auto [b, e] = ThreadPool::splitRange(count, parts, p, 64);
+                    QCOMPARE(b, next);
+                    QVERIFY(e >= b);
+                    QVERIFY(e == count || e % 64 == 0);
+                    next = e;
+                }
+                QCOMPARE(next, count);
+            }
+        }
+    }
+
+    void poolRunsEveryPartOnceAndRethrows()
+    {
+        ThreadPool pool(3);
+        QCOMPARE(pool.threads(), 3);
+        std::vector<int> hits(3, 0);
+        for (int round = 0; round < 2000; ++round) {
+            pool.run(3, [&](int p) { ++hits[static_cast<std::size_t>(p)]; });
+            pool.run(2, [&](int p) { ++hits[static_cast<std::size_t>(p)]; });
+        }
+        QCOMPARE(hits, (std::vector<int>{4000, 4000, 2000}));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, pool.run(3, [](int p) {
+            if (p >= 1) {
+                throw std::runtime_error("part " + std::to_string(p));
+            }
+        }));
+        try {
+            pool.run(3, [](int p) {
+                if (p >= 1) {
+                    throw std::runtime_error("part " + std::to_string(p));
+                }
+            });
+        } catch (const std::runtime_error& e) {
+            QCOMPARE(std::string(e.what()), std::string("part 1"));  // the lowest part's
+        }
+        int after = 0;
+        pool.run(1, [&](int) { ++after; });
+        QCOMPARE(after, 1);
+        QVERIFY_THROWS_EXCEPTION(Error, ThreadPool(-1));
+    }
+
+    void executorRejectsBadThreadCounts()
+    {
+        auto net = wrap(std::make_unique<CUBALIF>(10));
+        ExecutorOptions options;
+        options.threads = -2;
+        QVERIFY_THROWS_EXCEPTION(Error, makeCpuExecutor(*net, options));
+    }
+
+    void lifPopulationIdenticalForAnyThreadCount()
+    {
+        const std::int64_t n = 1000;  // not a multiple of 64: the last part is short
+        const auto makeLif = [n] {
+            AttributeMap init;
+            init["tau_mem"] = perNeuron(n, 0.005, 0.05, 1);
+            init["tau_syn"] = perNeuron(n, 0.002, 0.02, 2);
+            init["bias"] = perNeuron(n, -0.01, 0.05, 3);
+            init["threshold"] = perNeuron(n, 0.5, 1.5, 4);
+            return std::make_unique<LIF>(n, n, false, init);
+        };
+        const auto make = [&makeLif] { return wrap(makeLif()); };
+        const std::vector<float> input = inputRows(200, n, 0.6F, 11);
+        const std::vector<ProbeRequest> probes{{"pop", "spikes", {}},
+                                               {"pop", "vmem", {}},
+                                               {"pop", "isyn", {3, 500, 999}}};
+        RunResult one;
+        checkIdentical(make, probes, 200, 32, &input, n, &one);
+        // And the executor's 1-thread run equals evolve() (what the reference tests check).
+        auto lif = makeLif();
+        const Tensor x(Shape{200, n}, input);
+        const auto result = lif->evolve(x, RecordSpec(false));
+        QVERIFY(sameBits(one.probes[0], std::vector<float>(result.output.data(),
+                                                            result.output.data() + result.output.numel())));
+        double spikes = 0;
+        for (float s : one.probes[0]) {
+            spikes += s;
+        }
+        QVERIFY2(spikes > 100, "the population spikes");
+    }
+
+    void lifRefracPopulationIdenticalForAnyThreadCount()
+    {
+        const std::int64_t n = 777;
+        const auto make = [n] {
+            AttributeMap init;
+            init["v_th"] = perNeuron(n, 0.5, 1.5, 5);
+            return wrap(std::make_unique<LIFRefrac>(n, init));
+        };
+        const std::vector<float> input = inputRows(150, n, 3.0F, 12);
+        checkIdentical(make, {{"pop", "spikes", {}}, {"pop", "v", {}}, {"pop", "rho", {0, 700}}},
+                       150, 16, &input, n);
+    }
+
+    void cubaPopulationIdenticalForAnyThreadCount()
+    {
+        const std::int64_t n = 1300;
+        const auto make = [n] {
+            AttributeMap init;
+            init["tau_mem"] = perNeuron(n, 0.01, 0.03, 6);
+            return wrap(std::make_unique<CUBALIF>(n, init));
+        };
+        const std::vector<float> input = inputRows(200, 2 * n, 4.0F, 13);
+        checkIdentical(make,
+                       {{"pop", "spikes", {}}, {"pop", "v", {}}, {"pop", "i_exc", {1, 2, 1299}}},
+                       200, 32, &input, 2 * n);
+    }
+
+    void sparseDelaysIdenticalForAnyThreadCount()
+    {
+        // Driven E → I with a delay of 3 steps (the ring split by target range too), I → E
+        // without delay, E → E with delay 1; time-batched and lock-step nodes both.
+        const std::int64_t nE = 1500;
+        const std::int64_t nI = 700;
+        const auto sparse = [](std::int64_t from, std::int64_t to, float weight, float delay,
+                               float inDegree, float seed) {
+            AttributeMap a;
+            a["weight"] = Tensor::scalar(weight);
+            a["delay"] = Tensor::scalar(delay);
+            a["in_degree"] = Tensor::scalar(inDegree);
+            a["seed"] = Tensor::scalar(seed);
+            return std::make_unique<SparseProjection>(from, to, a);
+        };
+        const auto make = [&] {
+            auto net = std::make_unique<Network>(std::vector<BoundaryPort>{{"drive", nE}},
+                                                 std::vector<BoundaryPort>{});
+            net->addNode("E", std::make_unique<CUBALIF>(nE));
+            net->addNode("I", std::make_unique<CUBALIF>(nI));
+            net->connect("in.drive", "E.exc");
+            net->connect("E.spikes", "I.exc", sparse(nE, nI, 3.0F, 3.0F, 60.0F, 1.0F));
+            net->connect("I.spikes", "E.inh", sparse(nI, nE, -4.0F, 0.0F, 30.0F, 2.0F), "", true);
+            net->connect("E.spikes", "E.exc", sparse(nE, nE, 1.0F, 1.0F, 40.0F, 3.0F), "", true);
+            return std::unique_ptr<Module>(std::move(net));
+        };
+        const std::vector<float> input = inputRows(300, nE, 25.0F, 14);
+        RunResult one;
+        checkIdentical(make, {{"E", "spikes", {}}, {"I", "spikes", {}}, {"I", "v", {}}}, 300, 32,
+                       &input, nE, &one);
+        double spikes = 0;
+        for (float s : one.probes[1]) {
+            spikes += s;
+        }
+        QVERIFY2(spikes > 100, "I spikes");
+    }
+
+    void cubaNetworkIdenticalForAnyThreadCount()
+    {
+        const std::string path = std::string(SPIKE_SOURCE_DIR) + "/bench/cuba/cuba_network_4000.json";
+        const auto make = [&path] { return loadModel(path); };
+        std::unique_ptr<Module> probe = make();
+        std::vector<ProbeRequest> probes;
+        for (const auto& [name, child] : probe->namedModules()) {
+            if (dynamic_cast<const CUBALIF*>(child) != nullptr) {
+                probes.push_back({name, "spikes", {}});
+                probes.push_back({name, "v", {0, 17, 640}});
+            }
+        }
+        QVERIFY(probes.size() >= 4);
+        RunResult one;
+        checkIdentical(make, probes, 300, 32, nullptr, 0, &one);
+        double spikes = 0;
+        for (float s : one.probes[0]) {
+            spikes += s;
+        }
+        QVERIFY2(spikes > 0, "the network spikes within 300 steps");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestThreads)
+#include "test_threads.moc"
