@@ -290,9 +290,13 @@ public:
 
 private:
     /// dst[0 .. count) = src[0 .. count), or zeros when src is null; large blocks split into
-    /// contiguous parts over the pool (copies, so the split changes no value).
+    /// contiguous parts over the pool (copies, so the split changes no value). With count 0, dst
+    /// may be null (an empty buffer's data()), which memset/memcpy must not be given.
     void copyOrZero(float* dst, const float* src, std::size_t count)
     {
+        if (count == 0) {
+            return;
+        }
         const auto whole = static_cast<std::int64_t>(count);
         const int parts = m_pool ? m_pool->partsFor(whole, 4 * m_minWork) : 1;
         const auto part = [&](std::int64_t begin, std::int64_t end) {
