@@ -324,7 +324,8 @@ int runModel(const RunOptions& options, std::ostream& out, std::ostream& err)
     }
     const bool batched = input.rank() == 3;
     const bool executorPath = dynamic_cast<const engine::Network*>(root.get()) != nullptr ||
-                              options.backendGiven || options.realtime > 0.0;
+                              options.backendGiven || options.threadsGiven ||
+                              options.realtime > 0.0;
     if (executorPath) {
         if (batched && input.dim(0) != 1) {
             throw Error(options.input + ": batched input " + input.shape().toString() +

@@ -27,6 +27,8 @@ struct RunOptions {
     std::string backend = "auto";  ///< auto | cpu | cuda (the executor path)
     double realtime = 0.0;         ///< > 0: pace to this many simulated seconds per wall second
     bool backendGiven = false;     ///< --backend appeared on the command line
+    int threads = 0;               ///< CPU threads (0: every core); results identical for any
+    bool threadsGiven = false;     ///< --threads appeared on the command line
     engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
 };
 

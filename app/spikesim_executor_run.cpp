@@ -29,6 +29,7 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
     }
     engine::HeadlessRunOptions runOptions;
     runOptions.backend = engine::parseBackendKind(options.backend);
+    runOptions.threads = options.threads;
     runOptions.speed = options.realtime > 0.0 ? engine::Speed::realTime(options.realtime)
                                               : engine::Speed::fastest();
     runOptions.progress = options.progress;

@@ -63,6 +63,12 @@ int main(int argc, char** argv)
                                           "auto (CUDA when a device is present and the network "
                                           "has at least 20000 channels), cpu or cuda")
                            ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    auto* threadsOpt =
+        runCmd->add_option("--threads", run.threads,
+                           "CPU threads for neuron populations and sparse projections (0 = every "
+                           "core, the default); "
+                           "results are bit-identical for any count")
+            ->check(CLI::Range(0, 1024));
     runCmd->add_option("--realtime", run.realtime,
                        "Pace the run: simulated seconds per wall-clock second (e.g. 1, 0.1)")
         ->check(CLI::Range(1e-6, 1e6));
@@ -134,6 +140,7 @@ int main(int argc, char** argv)
     }
 
     run.backendGiven = backendOpt->count() > 0;
+    run.threadsGiven = threadsOpt->count() > 0;
     run.nir = nir;
     fi.nir = nir;
     convert.nir = nir;

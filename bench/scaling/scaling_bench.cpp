@@ -60,6 +60,7 @@ struct Options {
     double dt = 1e-3;  ///< [s]
     std::int64_t fanInExc = 80;
     std::int64_t fanInInh = 20;
+    int threads = 1;  ///< CPU executor threads (ExecutorOptions::threads; 0 = every core)
     float we = 0.5F;   ///< [mV]
     float wi = -2.5F;  ///< [mV]
     std::uint64_t seed = 1;
@@ -213,6 +214,7 @@ double run(const Options& opt, engine::BackendKind kind, Built& built, bool coun
     engine::ExecutorOptions eo;
     eo.maxChunkSteps = chunkFor(static_cast<std::int64_t>(built.degree.size()));
     eo.plan.lockStepAll = true;  // the unconnected twin must step like the connected network
+    eo.threads = opt.threads;
     auto exec = engine::makeExecutor(*built.net, kind, eo);
     const std::int64_t nE = static_cast<std::int64_t>(built.degree.size()) * 4 / 5;
     const std::int64_t nI = static_cast<std::int64_t>(built.degree.size()) - nE;
@@ -296,6 +298,8 @@ int main(int argc, char** argv)
     app.add_option("--wi", opt.wi, "Inhibitory weight [mV]")->capture_default_str();
     app.add_option("--seed", opt.seed, "Seed")->capture_default_str();
     app.add_option("--backend", opt.backend, "auto, cpu or cuda")->capture_default_str();
+    app.add_option("--threads", opt.threads, "CPU executor threads (0 = every core)")
+        ->capture_default_str()->check(CLI::Range(0, 1024));
     app.add_option("--json", opt.jsonPath, "Also write the results to this JSON file");
     CLI11_PARSE(app, argc, argv);
 
@@ -310,7 +314,7 @@ int main(int argc, char** argv)
     std::cout << "CUBA-like E/I (80/20) CUBALIF, in_degree " << opt.fanInExc << " exc ("
               << opt.we << " mV) + " << opt.fanInInh << " inh (" << opt.wi << " mV), dt = "
               << opt.dt * 1e3 << " ms, " << opt.warmup << " warm-up + " << opt.steps
-              << " timed steps, backend " << opt.backend << "\n\n";
+              << " timed steps, backend " << opt.backend << ", threads " << opt.threads << "\n\n";
     std::cout << "        N    synapses  build[s]   run[s] neurons[s] rate[Hz] min/step max/step events/step[k]"
                  "  Mevents/s  delivery Mev/s  rand-acc M/s   ratio\n";
 
