@@ -99,7 +99,7 @@ inline Trace take(SimulationController& c, ProbeId id)
 
 inline bool bitEqual(const std::vector<float>& a, const std::vector<float>& b)
 {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 template <typename Pred>

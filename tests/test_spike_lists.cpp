@@ -34,7 +34,7 @@ Tensor scalar(float v)
 /// Whether two float arrays hold the same bits (NaN and the sign of zero included).
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
 {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 /// (steps, stride) rows of presynaptic values in channels [0, n): mostly 0, some 1, some 2 or 3

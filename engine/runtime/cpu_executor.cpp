@@ -185,14 +185,18 @@ public:
         if (output != nullptr) {
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
             const float* rows = m_nodes[static_cast<std::size_t>(m_plan.outputNode)].out.data() + p.sizeOut;
-            std::memcpy(output, rows, static_cast<std::size_t>(steps * p.sizeOut) * sizeof(float));
+            if (p.sizeOut > 0) {
+                std::memcpy(output, rows, static_cast<std::size_t>(steps * p.sizeOut) * sizeof(float));
+            }
         }
         copyProbes(steps);
         for (std::size_t i = 0; i < m_nodes.size(); ++i) {
             const std::int64_t w = m_plan.nodes[i].sizeOut;
             NodeBuffers& b = m_nodes[i];
             float* out = b.out.data();
-            std::memcpy(out, out + steps * w, static_cast<std::size_t>(w) * sizeof(float));
+            if (w > 0) {  // a node without outputs has no buffer (data() may be null)
+                std::memcpy(out, out + steps * w, static_cast<std::size_t>(w) * sizeof(float));
+            }
             if (b.lists) {
                 const std::int32_t count = b.listCounts[static_cast<std::size_t>(steps)];
                 std::copy_n(b.listIndices.begin() + steps * w, count, b.listIndices.begin());
