@@ -4,11 +4,12 @@
 // Network of tests/data/nir/nested_li with every neuron at dt 5e-4, which runs with a trace of
 // sub.li's v (in the selection pane; no empty raster for a model without spikes). The dialog's
 // choice (the method picked by arrow keys) is remembered; Cancel keeps the previous document as
-// it was; a malformed file shows its one-line error and changes nothing. File ▸ Export ▸ NIR… of a model with a PoissonSource lists it as left out: Cancel
-// writes nothing, "Export without them" writes a file loadNir reads back, and the document stays
-// as it was (still modified). Save after opening a .nir proposes model.json and never writes the
-// .nir. Modal dialogs are answered from timers (their exec() blocks), the way a person would:
-// keys and clicks on their widgets.
+// it was; a malformed file, and one HDF5 itself crashes on (read first by a forked copy), shows
+// its one-line error and changes nothing. File ▸ Export ▸ NIR… of a model with a PoissonSource
+// lists it as left out: Cancel writes nothing, "Export without them" writes a file loadNir reads
+// back, and the document stays as it was (still modified). Save after opening a .nir proposes
+// model.json and never writes the .nir. Modal dialogs are answered from timers (their exec()
+// blocks), the way a person would: keys and clicks on their widgets.
 #include "ui/document/document_file.hpp"
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_canvas.hpp"
@@ -29,6 +30,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -45,6 +47,8 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 using namespace spike::ui;  // NOLINT: test file
 using spike::tests::settle;
@@ -54,6 +58,9 @@ namespace {
 
 const QString kNested = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/nested_li/model.nir");
 const QString kNegativeTau = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/malformed/negative_tau.nir");
+/// A file HDF5 1.10.8 itself crashes on (found by fuzz_nir; docs/testing.md).
+const QString kHdf5Crash =
+    QStringLiteral(SPIKE_TEST_DATA_DIR "/../fuzz/regressions/fuzz_nir/metadata_malloc_null.nir");
 const QString kExample = QStringLiteral(":/examples/lif_current_step.json");
 const QString kRockpoolFile = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/rockpool/ff.nir");
 
@@ -366,25 +373,33 @@ private slots:
         const std::string before = w.document()->toJson().dump();
         const QString title = w.windowTitle();
 
-        bool answered = false;
-        whenShown<NirImportDialog>(
-            [](NirImportDialog* d) { QTest::keyClick(d->timeStepBox(), Qt::Key_Return); }, answered);
-        bool shown = false;
-        QString message;
-        whenShown<QMessageBox>(
-            [&message](QMessageBox* box) {
-                message = box->text();
-                QTest::keyClick(box, Qt::Key_Return);
-            },
-            shown);
-        w.openInteractively(kNegativeTau);
-        QVERIFY(answered);
-        QVERIFY(shown);
-        QVERIFY2(message.contains("negative_tau.nir") && message.contains("tau"), qPrintable(message));
-        QVERIFY2(!message.contains('\n'), qPrintable(message));
-        QCOMPARE(w.document()->toJson().dump(), before);
-        QCOMPARE(w.windowTitle(), title);
-        QCOMPARE(w.modelSource(), kExample);
+        // A file the importer refuses, and one HDF5 itself crashes on (contained in a forked
+        // trial read): each gives one line naming the file, and the window goes on unchanged.
+        const std::vector<std::pair<QString, QString>> files{
+            {kNegativeTau, QStringLiteral("tau")}, {kHdf5Crash, QStringLiteral("trial read")}};
+        for (const auto& [file, fault] : files) {
+            bool answered = false;
+            whenShown<NirImportDialog>(
+                [](NirImportDialog* d) { QTest::keyClick(d->timeStepBox(), Qt::Key_Return); },
+                answered);
+            bool shown = false;
+            QString message;
+            whenShown<QMessageBox>(
+                [&message](QMessageBox* box) {
+                    message = box->text();
+                    QTest::keyClick(box, Qt::Key_Return);
+                },
+                shown);
+            w.openInteractively(file);
+            QVERIFY(answered);
+            QVERIFY(shown);
+            QVERIFY2(message.contains(QFileInfo(file).fileName()) && message.contains(fault),
+                     qPrintable(message));
+            QVERIFY2(!message.contains('\n'), qPrintable(message));
+            QCOMPARE(w.document()->toJson().dump(), before);
+            QCOMPARE(w.windowTitle(), title);
+            QCOMPARE(w.modelSource(), kExample);
+        }
     }
 
     void notesShowOnceWithoutBlocking()

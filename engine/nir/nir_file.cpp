@@ -9,14 +9,16 @@
 // global heap (nir_vlen_check.hpp), nesting against 64 levels and the number of objects visited
 // against a budget (a damaged file can make a group its own child). HDF5 1.10 crashes or stalls
 // on several of these damages by itself (tests/test_nir_file.cpp keeps the bytes that showed it).
-// Data kept outside the file (external raw files, virtual datasets) is refused.
+// Data kept outside the file (external raw files, virtual datasets) is refused. What HDF5 still
+// crashes on is contained: a forked copy of the process reads each file first (nir_trial_read.hpp).
 // Thread: every HDF5 call runs under detail::hdf5Mutex(); HDF5's automatic error printing is
 // switched off under the same lock on every call.
 #include "engine/nir/nir_file.hpp"
 
 #include "engine/nir/nir_hdf5.hpp"
 #include "engine/nir/nir_chunk_check.hpp"
-#include "engine/nir/nir_vlen_check.hpp"
+#include "engine/nir/nir_read_strings.hpp"
+#include "engine/nir/nir_trial_read.hpp"
 #include "engine/tensor/error.hpp"
 #include "engine/tensor/tensor.hpp"
 
@@ -45,12 +47,12 @@ using detail::classText;
 using detail::Handle;
 using detail::Hdf5Failure;
 using detail::kMaxDepth;
+using detail::kMaxExpansion;
 using detail::lastHdf5Failure;
 using detail::osReason;
 using detail::shapeText;
 
 constexpr std::int64_t kMaxObjects = 1'000'000;  ///< groups and datasets visited per read
-constexpr double kMaxExpansion = 1100.0;         ///< bytes of data per byte of file (deflate)
 
 /// A POSIX file descriptor, closed when it goes out of scope.
 struct FileDescriptor {
@@ -493,82 +495,14 @@ private:
         return values;
     }
 
-    /// Every string of a string dataset or attribute, fixed- or variable-length, verbatim.
+    /// Every string of a string dataset or attribute (nir_read_strings.hpp).
     std::vector<std::string> readStrings(hid_t object, bool isAttribute, hid_t fileType, hid_t space,
                                          const Extent& extent, const std::string& path) const
     {
-        const auto n = static_cast<std::size_t>(extent.count);
-        const auto readInto = [&](hid_t memType, void* buffer) {
-            return isAttribute ? H5Aread(object, memType, buffer)
-                               : H5Dread(object, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
-        };
-        std::vector<std::string> texts;
-        if (n == 0) {
-            return texts;
-        }
-        Handle memType(H5Tcopy(H5T_C_S1), H5Tclose);
-        const htri_t variable = H5Tis_variable_str(fileType);
-        if (!memType.valid() || variable < 0 ||
-            H5Tset_cset(memType.get(), H5Tget_cset(fileType)) < 0) {
-            failHdf5(path, "cannot read the string type");
-        }
-        if (variable > 0) {
-            // HDF5 sizes its conversion buffers by the stored character size: a damaged one
-            // (gigabytes) would be allocated and cleared.
-            Handle character(H5Tget_super(fileType), H5Tclose);
-            if (!character.valid() || H5Tget_size(character.get()) != 1) {
-                fail(path, "strings of " +
-                     std::to_string(character.valid() ? H5Tget_size(character.get()) : 0) +
-                     "-byte characters (expected 1-byte characters; damaged file)");
-            }
-            if (!isAttribute) {
-                const std::string problem = detail::checkStoredStrings(m_h5file, object, n, m_fd, m_fileBytes);
-                if (!problem.empty()) {
-                    fail(path, problem + " (damaged file)");
-                }
-            }
-            if (H5Tset_size(memType.get(), H5T_VARIABLE) < 0) {
-                failHdf5(path, "cannot read the string type");
-            }
-            std::vector<char*> pointers(n, nullptr);
-            const herr_t status = readInto(memType.get(), pointers.data());
-            for (const char* p : pointers) {
-                texts.emplace_back(p != nullptr ? p : "");
-            }
-#if H5_VERSION_GE(1, 12, 0)
-            H5Treclaim(memType.get(), space, H5P_DEFAULT, pointers.data());
-#else
-            H5Dvlen_reclaim(memType.get(), space, H5P_DEFAULT, pointers.data());
-#endif
-            if (status < 0) {
-                failHdf5(path, "cannot read the strings");
-            }
-            return texts;
-        }
-        const std::size_t size = H5Tget_size(fileType);
-        if (size == 0 || static_cast<double>(size) * static_cast<double>(n) >
-                             kMaxExpansion * static_cast<double>(m_fileBytes) + 65536.0) {
-            fail(path, std::to_string(n) + " strings of " + std::to_string(size) +
-                 " bytes are more than the file can hold (damaged file)");
-        }
-        const H5T_str_t pad = H5Tget_strpad(fileType);
-        if (H5Tset_size(memType.get(), size) < 0 || H5Tset_strpad(memType.get(), pad) < 0) {
-            failHdf5(path, "cannot read the string type");
-        }
-        std::vector<char> bytes(size * n);
-        if (readInto(memType.get(), bytes.data()) < 0) {
-            failHdf5(path, "cannot read the strings");
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            std::string text(bytes.data() + i * size, size);
-            if (pad == H5T_STR_SPACEPAD) {
-                text.erase(text.find_last_not_of(' ') + 1);
-            } else {
-                text.resize(std::min(text.size(), text.find('\0')));
-            }
-            texts.push_back(std::move(text));
-        }
-        return texts;
+        const detail::StringSource source{m_h5file, m_fd, m_fileBytes,
+                                          m_file + ": " + (path.empty() ? "" : path + ": ")};
+        return detail::readStrings(object, isAttribute, fileType, space,
+                                   static_cast<std::size_t>(extent.count), source);
     }
 
     std::string m_file;
@@ -577,6 +511,26 @@ private:
     std::uintmax_t m_fileBytes = 0;
     std::int64_t m_objects = 0;
 };
+
+/// Opens `path` (open as `fd`, `bytes` long) with HDF5 and reads it. The caller holds
+/// detail::hdf5Mutex().
+NirFile openAndRead(const std::string& path, int fd, std::uintmax_t bytes)
+{
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+        throw Error(path + ": not an HDF5 file");
+    }
+    Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) {
+        const Hdf5Failure failure = lastHdf5Failure();
+        if (failure.truncated) {
+            throw Error(path + ": truncated HDF5: not a readable NIR file");
+        }
+        throw Error(path + ": damaged HDF5: not a readable NIR file (" + failure.reason + ")");
+    }
+    Reader reader(path, file.get(), fd, bytes);
+    return reader.read(file.get());
+}
 
 }  // namespace
 
@@ -600,20 +554,14 @@ NirFile readNirFile(const std::string& path)
     }
 
     const std::lock_guard lock(detail::hdf5Mutex());
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    if (H5Fis_hdf5(path.c_str()) <= 0) {
-        throw Error(path + ": not an HDF5 file");
+    // A copy of the process reads the file first (nir_trial_read.hpp): HDF5 may crash on it.
+    const std::string contained = detail::readInChildFirst(
+        [&] { (void)openAndRead(path, fd.fd, bytes); }, detail::trialReadLimit(bytes));
+    if (!contained.empty()) {
+        throw Error(path + ": damaged HDF5: not a readable NIR file: a trial read in a separate "
+                    "process " + contained + "; the file was not opened");
     }
-    Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!file.valid()) {
-        const Hdf5Failure failure = lastHdf5Failure();
-        if (failure.truncated) {
-            throw Error(path + ": truncated HDF5: not a readable NIR file");
-        }
-        throw Error(path + ": damaged HDF5: not a readable NIR file (" + failure.reason + ")");
-    }
-    Reader reader(path, file.get(), fd.fd, bytes);
-    return reader.read(file.get());
+    return openAndRead(path, fd.fd, bytes);
 }
 
 }  // namespace spike::engine::nir

@@ -17,6 +17,10 @@ namespace spike::engine::nir::detail {
 /// Groups within groups (nested graphs included) that a file may hold.
 inline constexpr int kMaxDepth = 64;
 
+/// Bytes of data one byte of file may hold (deflate expands at most ~1032x): the bound every
+/// size read from a file is checked against before anything is allocated.
+inline constexpr double kMaxExpansion = 1100.0;
+
 /// The mutex around every HDF5 call of the process's NIR code (serial HDF5 is not thread-safe).
 std::mutex& hdf5Mutex();
 
