@@ -5,6 +5,8 @@
 // float32 rounding.
 #include "engine/neurons/cuba_lif.hpp"
 
+#include "engine/neurons/neuron_range.hpp"
+
 #include "kernels/lif_math.hpp"
 
 #include <algorithm>
@@ -250,31 +252,31 @@ bool CUBALIF::runsInRanges() const
 void CUBALIF::runRange(const float* input, std::int64_t steps, float* spikesOut,
                        const TraceTargets& traces, std::int64_t begin, std::int64_t end)
 {
-    const std::int64_t n = sizeOut();
-    const std::int64_t count = end - begin;
-    const std::int64_t b = begin;
-    float* __restrict v = m_v.data() + b;
-    float* __restrict iExc = m_iExc.data() + b;
-    float* __restrict iInh = m_iInh.data() + b;
-    float* __restrict refrac = m_r.data() + b;
-    const float* __restrict pMem = m_pMemN.data() + b;
-    const float* __restrict pExc = m_pExcN.data() + b;
-    const float* __restrict pInh = m_pInhN.data() + b;
-    const float* __restrict pMemExc = m_pMemExcN.data() + b;
-    const float* __restrict pMemInh = m_pMemInhN.data() + b;
-    const float* __restrict vRest = m_vRestN.data() + b;
-    const float* __restrict vTh = m_vThN.data() + b;
-    const float* __restrict vReset = m_vResetN.data() + b;
-    const float* __restrict refracSteps = m_refracStepsN.data() + b;
+    const neurons_detail::NeuronRange range{sizeOut(), begin, end};
+    const std::int64_t count = range.count();
+    float* __restrict v = range.at(m_v);
+    float* __restrict iExc = range.at(m_iExc);
+    float* __restrict iInh = range.at(m_iInh);
+    float* __restrict refrac = range.at(m_r);
+    const float* __restrict pMem = range.at(m_pMemN);
+    const float* __restrict pExc = range.at(m_pExcN);
+    const float* __restrict pInh = range.at(m_pInhN);
+    const float* __restrict pMemExc = range.at(m_pMemExcN);
+    const float* __restrict pMemInh = range.at(m_pMemInhN);
+    const float* __restrict vRest = range.at(m_vRestN);
+    const float* __restrict vTh = range.at(m_vThN);
+    const float* __restrict vReset = range.at(m_vResetN);
+    const float* __restrict refracSteps = range.at(m_refracStepsN);
     const std::array<const float*, 4> state{m_v.data(), m_iExc.data(), m_iInh.data(), m_r.data()};
-    if (count <= 0) {
+    if (range.empty()) {
         return;
     }
 
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict xExc = input + t * 2 * n + b;
-        const float* __restrict xInh = xExc + n;
-        float* __restrict z = spikesOut + t * n + b;
+        // The input row is (2, N): the excitatory inputs, then the inhibitory ones.
+        const float* __restrict xExc = range.step(input, t, 2);
+        const float* __restrict xInh = xExc + range.n;
+        float* __restrict z = range.step(spikesOut, t);
         if (m_uniform) {
             cubaSteps<true>(count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
                             pMemInh, vRest, vTh, vReset, refracSteps, z);
@@ -282,11 +284,7 @@ void CUBALIF::runRange(const float* input, std::int64_t steps, float* spikesOut,
             cubaSteps<false>(count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
                              pMemInh, vRest, vTh, vReset, refracSteps, z);
         }
-        for (std::size_t k = 0; k < state.size(); ++k) {
-            if (traces[k]) {
-                traces[k].writeRange(t, state[k], n, begin, end);
-            }
-        }
+        range.writeTraces(traces, t, state);
     }
 }
 

@@ -3,9 +3,12 @@
 // vectorises the threshold select while keeping Rockpool's exact float32 rounding.
 #include "engine/neurons/lif.hpp"
 
+#include "engine/neurons/neuron_range.hpp"
+
 #include "kernels/lif_math.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -363,36 +366,29 @@ void LIF::runRange(const float* input, std::int64_t steps, float* out, const Tra
                    std::int64_t begin, std::int64_t end)
 {
     // One synapse, no recurrence, no noise (runsInRanges()): the fused step over [begin, end).
-    const TraceTarget& recV = traces[0];
-    const TraceTarget& recI = traces[1];
-    const std::int64_t n = sizeOut();
-    const std::int64_t count = end - begin;
+    const neurons_detail::NeuronRange range{sizeOut(), begin, end};
+    const std::int64_t count = range.count();
     const float maxSpikes = value(m_maxSpikes)[0];
-    float* __restrict v = m_v.data() + begin;
-    float* __restrict isyn = m_i.data() + begin;
-    const float* __restrict alpha = m_alphaN.data() + begin;
-    const float* __restrict beta = m_betaNS.data() + begin;
-    const float* __restrict bias = m_biasN.data() + begin;
-    const float* __restrict th = m_thresholdN.data() + begin;
-    if (steps == 0 || count <= 0) {
+    float* __restrict v = range.at(m_v);
+    float* __restrict isyn = range.at(m_i);
+    const float* __restrict alpha = range.at(m_alphaN);
+    const float* __restrict beta = range.at(m_betaNS);
+    const float* __restrict bias = range.at(m_biasN);
+    const float* __restrict th = range.at(m_thresholdN);
+    if (range.empty()) {
         return;
     }
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict x = input + t * n + begin;
-        float* __restrict spikesOut = out + t * n + begin;
+        const float* __restrict x = range.step(input, t);
+        float* __restrict spikesOut = range.step(out, t);
         if (m_uniform) {
             fusedStep<false, true>(count, x, isyn, v, alpha, beta, bias, th, nullptr, maxSpikes, spikesOut);
         } else {
             fusedStep<false, false>(count, x, isyn, v, alpha, beta, bias, th, nullptr, maxSpikes, spikesOut);
         }
-        if (recV) {
-            recV.writeRange(t, m_v.data(), n, begin, end);
-        }
-        if (recI) {
-            recI.writeRange(t, m_i.data(), n, begin, end);
-        }
+        range.writeTraces(traces, t, std::array<const float*, 2>{m_v.data(), m_i.data()});
     }
-    std::copy(out + (steps - 1) * n + begin, out + (steps - 1) * n + end, m_s.data() + begin);
+    range.keepLastSpikes(out, steps, m_s);
 }
 
 }  // namespace spike::engine

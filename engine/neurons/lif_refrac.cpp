@@ -3,9 +3,12 @@
 // -ffp-contract=off so GCC vectorises its selects while keeping Norse's exact float32 rounding.
 #include "engine/neurons/lif_refrac.hpp"
 
+#include "engine/neurons/neuron_range.hpp"
+
 #include "kernels/lif_math.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <optional>
@@ -285,47 +288,33 @@ bool LIFRefrac::runsInRanges() const
 void LIFRefrac::runRange(const float* input, std::int64_t steps, float* spikesOut,
                          const TraceTargets& traces, std::int64_t begin, std::int64_t end)
 {
-    const std::int64_t n = sizeOut();
-    const std::int64_t count = end - begin;
-    const std::int64_t b = begin;
-    const TraceTarget& recV = traces[0];
-    const TraceTarget& recI = traces[1];
-    const TraceTarget& recRho = traces[2];
-    float* __restrict v = m_v.data() + b;
-    float* __restrict cur = m_i.data() + b;
-    float* __restrict rho = m_r.data() + b;
-    const float* __restrict dtMem = m_dtTauMemInvN.data() + b;
-    const float* __restrict dtSyn = m_dtTauSynInvN.data() + b;
-    const float* __restrict vLeak = m_vLeakN.data() + b;
-    const float* __restrict vTh = m_vThN.data() + b;
-    const float* __restrict vReset = m_vResetN.data() + b;
-    const float* __restrict rhoReset = m_rhoResetN.data() + b;
-    if (count <= 0) {
+    const neurons_detail::NeuronRange range{sizeOut(), begin, end};
+    const std::int64_t count = range.count();
+    float* __restrict v = range.at(m_v);
+    float* __restrict cur = range.at(m_i);
+    float* __restrict rho = range.at(m_r);
+    const float* __restrict dtMem = range.at(m_dtTauMemInvN);
+    const float* __restrict dtSyn = range.at(m_dtTauSynInvN);
+    const float* __restrict vLeak = range.at(m_vLeakN);
+    const float* __restrict vTh = range.at(m_vThN);
+    const float* __restrict vReset = range.at(m_vResetN);
+    const float* __restrict rhoReset = range.at(m_rhoResetN);
+    if (range.empty()) {
         return;
     }
 
     for (std::int64_t t = 0; t < steps; ++t) {
-        const float* __restrict x = input + t * n + b;
-        float* __restrict z = spikesOut + t * n + b;
+        const float* __restrict x = range.step(input, t);
+        float* __restrict z = range.step(spikesOut, t);
         if (m_uniform) {
             refracStep<true>(count, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
         } else {
             refracStep<false>(count, x, v, cur, rho, dtMem, dtSyn, vLeak, vTh, vReset, rhoReset, z);
         }
-        if (recV) {
-            recV.writeRange(t, m_v.data(), n, begin, end);
-        }
-        if (recI) {
-            recI.writeRange(t, m_i.data(), n, begin, end);
-        }
-        if (recRho) {
-            recRho.writeRange(t, m_r.data(), n, begin, end);
-        }
+        range.writeTraces(traces, t,
+                          std::array<const float*, 3>{m_v.data(), m_i.data(), m_r.data()});
     }
-    if (steps > 0) {
-        std::copy(spikesOut + (steps - 1) * n + b, spikesOut + (steps - 1) * n + end,
-                  m_s.data() + b);
-    }
+    range.keepLastSpikes(spikesOut, steps, m_s);
 }
 
 }  // namespace spike::engine
