@@ -1,0 +1,236 @@
+// SparseProjection's delivery: the scatter of active presynaptic channels through the CSR
+// (deliver(), which scans the presynaptic row, and deliverListed(), fed the source's spike
+// lists), the delay ring's turn around either (deliverSteps()), clearListed(), and
+// deliverListedOn(), which splits one call's targets into slices run by a ThreadPool's threads.
+// See projections.hpp for the equations, the ring layout and the cost per step; registration,
+// validation and the connectivity draw are in projections.cpp. Compiled with -fno-trapping-math
+// so GCC vectorises the any-non-zero test. Thread: owned by whichever thread runs the module;
+// inside deliverListedOn() each of the pool's threads writes only its own targets' slice.
+#include "engine/network/projections.hpp"
+
+#include "engine/core/thread_pool.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace spike::engine {
+
+namespace {
+
+/// Whether any of x[0..n) is non-zero (NaN counts as non-zero). Branch-free so GCC vectorises it.
+bool anyNonZero(const float* __restrict x, std::int64_t n)
+{
+    int any = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        any |= static_cast<int>(x[i] != 0.0F);
+    }
+    return any != 0;
+}
+
+/// Adds one active presynaptic value x through synapses [begin, end) of the CSR:
+/// y[targets[s]] += x * weights[s], or x * w for every synapse when weights is null (the product
+/// formed once, as before per-synapse weights existed, so those sums keep every bit).
+inline void scatterSynapses(std::int64_t begin, std::int64_t end,
+                            const std::int32_t* __restrict targets,
+                            const float* __restrict weights, float w, float x, float* y)
+{
+    if (weights == nullptr) {
+        const float v = x * w;
+        for (std::int64_t s = begin; s < end; ++s) {
+            y[targets[s]] += v;
+        }
+        return;
+    }
+    for (std::int64_t s = begin; s < end; ++s) {
+        y[targets[s]] += x * weights[s];
+    }
+}
+
+}  // namespace
+
+template <typename ScatterStep>
+void SparseProjection::deliverSteps(std::int64_t steps, float* post, std::int64_t postStride,
+                                    ScatterStep&& scatterStep)
+{
+    const std::int64_t nDst = sizeTarget();
+    const std::int64_t delay = delaySteps();
+    if (delay == 0) {
+        for (std::int64_t t = 0; t < steps; ++t) {
+            scatterStep(t, post + t * postStride);
+        }
+        return;
+    }
+    float* ring = stateRef(m_pending).data();
+    Tensor& headState = stateRef(m_pendingHead);
+    auto head = static_cast<std::int64_t>(headState[0]);
+    for (std::int64_t t = 0; t < steps; ++t) {
+        // The head row holds what was scattered `delay` steps ago: deliver it, then reuse it for
+        // this step's spikes, which come round to the head again after `delay` steps.
+        float* __restrict slot = ring + head * nDst;
+        float* __restrict y = post + t * postStride;
+        for (std::int64_t j = 0; j < nDst; ++j) {
+            y[j] += slot[j];
+            slot[j] = 0.0F;
+        }
+        scatterStep(t, slot);
+        head = head + 1 == delay ? 0 : head + 1;
+    }
+    headState[0] = static_cast<float>(head);
+}
+
+void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::int64_t steps,
+                               float* post, std::int64_t postStride)
+{
+    const std::int64_t nSrc = sizeSource();
+    const float w = weight();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
+    // One pass over the presynaptic row; only non-zero channels touch their synapses, in
+    // ascending channel order. Spikes are sparse, so the row is tested a block at a time (a
+    // vectorised any-non-zero) and only blocks holding activity are walked channel by channel.
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
+    const auto scatterChannel = [&](std::int64_t i, float xi, float* y) {
+        scatterSynapses(rows[i], rows[i + 1], targets, weights, w, xi, y);
+    };
+    deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
+        const float* x = pre + t * preStride;
+        constexpr std::int64_t kBlock = 64;
+        std::int64_t i0 = 0;
+        for (; i0 + kBlock <= nSrc; i0 += kBlock) {
+            if (!anyNonZero(x + i0, kBlock)) {
+                continue;
+            }
+            for (std::int64_t i = i0; i < i0 + kBlock; ++i) {
+                if (x[i] != 0.0F) {
+                    scatterChannel(i, x[i], y);
+                }
+            }
+        }
+        for (std::int64_t i = i0; i < nSrc; ++i) {
+            if (x[i] != 0.0F) {
+                scatterChannel(i, x[i], y);
+            }
+        }
+    });
+}
+
+void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
+                                     const SpikeLists& spikes, std::int64_t steps, float* post,
+                                     std::int64_t postStride)
+{
+    const float w = weight();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
+    // The listed channels in their (ascending) order: the same additions in the same order as
+    // deliver()'s scan, without visiting the quiet channels.
+    deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
+        const float* x = pre + t * preStride;
+        const std::int32_t* listed = spikes.indices + t * spikes.stride;
+        const std::int32_t count = spikes.counts[t];
+        for (std::int32_t k = 0; k < count; ++k) {
+            const std::int32_t i = listed[k];
+            scatterSynapses(rows[i], rows[i + 1], targets, weights, w, x[i], y);
+        }
+    });
+}
+
+bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps, float* post,
+                                   std::int64_t postStride)
+{
+    if (delaySteps() != 0) {
+        return false;
+    }
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
+    for (std::int64_t t = 0; t < steps; ++t) {
+        float* y = post + t * postStride;
+        const std::int32_t* listed = spikes.indices + t * spikes.stride;
+        for (std::int32_t k = 0; k < spikes.counts[t]; ++k) {
+            const std::int32_t i = listed[k];
+            for (std::int64_t s = rows[i]; s < rows[i + 1]; ++s) {
+                y[targets[s]] = 0.0F;
+            }
+        }
+    }
+    return true;
+}
+
+void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
+                                       std::int64_t preStride, const SpikeLists& spikes,
+                                       std::int64_t steps, float* post, std::int64_t postStride)
+{
+    const std::int64_t nSrc = sizeSource();
+    const std::int64_t nDst = sizeTarget();
+    const std::int64_t delay = delaySteps();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
+    // The additions this call makes: the listed channels' synapses, plus the ring's rows.
+    std::int64_t listed = 0;
+    for (std::int64_t t = 0; t < steps; ++t) {
+        listed += spikes.counts[t];
+    }
+    const std::int64_t fanOut = nSrc > 0 ? static_cast<std::int64_t>(m_targets.size()) / nSrc : 0;
+    const std::int64_t work = listed * fanOut + (delay > 0 ? steps * nDst : 0);
+    // All of the pool's threads or none, so the slices are cut once, not per count of spikes.
+    const int parts = pool.threads();
+    if (parts < 2 || work < parts * minWork || nDst < parts * 64) {
+        deliverListed(pre, preStride, spikes, steps, post, postStride);
+        return;
+    }
+    const float w = weight();
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
+    if (m_sliceParts != parts) {
+        const std::int64_t width = parts + 1;
+        m_sliceBounds.assign(static_cast<std::size_t>(nSrc * width), 0);
+        for (std::int64_t i = 0; i < nSrc; ++i) {
+            for (int p = 0; p <= parts; ++p) {
+                const std::int64_t first =
+                    p == parts ? nDst : ThreadPool::splitRange(nDst, parts, p, 64).first;
+                m_sliceBounds[static_cast<std::size_t>(i * width + p)] =
+                    std::lower_bound(targets + rows[i], targets + rows[i + 1],
+                                     static_cast<std::int32_t>(std::min<std::int64_t>(first, INT32_MAX))) -
+                    targets;
+            }
+        }
+        m_sliceParts = parts;
+    }
+    const std::int64_t* bounds = m_sliceBounds.data();
+    float* ring = delay > 0 ? stateRef(m_pending).data() : nullptr;
+    Tensor& headState = stateRef(m_pendingHead);
+    const auto head0 = delay > 0 ? static_cast<std::int64_t>(headState[0]) : 0;
+    // Part p: deliverSteps() and deliverListed()'s scatter restricted to targets [j0, j1).
+    pool.run(parts, [&](int p) {
+        const auto [j0, j1] = ThreadPool::splitRange(nDst, parts, p, 64);
+        const auto scatter = [&](std::int64_t t, float* y) {
+            const float* x = pre + t * preStride;
+            const std::int32_t* list = spikes.indices + t * spikes.stride;
+            const std::int32_t count = spikes.counts[t];
+            for (std::int32_t k = 0; k < count; ++k) {
+                const std::int64_t i = list[k];
+                const std::int64_t* b = bounds + i * (parts + 1) + p;
+                scatterSynapses(b[0], b[1], targets, weights, w, x[i], y);
+            }
+        };
+        std::int64_t head = head0;
+        for (std::int64_t t = 0; t < steps; ++t) {
+            float* __restrict y = post + t * postStride;
+            if (delay == 0) {
+                scatter(t, y);
+                continue;
+            }
+            float* __restrict slot = ring + head * nDst;
+            for (std::int64_t j = j0; j < j1; ++j) {
+                y[j] += slot[j];
+                slot[j] = 0.0F;
+            }
+            scatter(t, slot);
+            head = head + 1 == delay ? 0 : head + 1;
+        }
+    });
+    if (delay > 0) {
+        headState[0] = static_cast<float>((head0 + steps) % delay);
+    }
+}
+
+}  // namespace spike::engine
