@@ -119,6 +119,16 @@ void checkIdentical(Make&& make, const std::vector<ProbeRequest>& probes, std::i
     }
 }
 
+/// The spikes in a "spikes" probe's samples, summed in order in double.
+double spikeCount(const std::vector<float>& samples)
+{
+    double spikes = 0;
+    for (float s : samples) {
+        spikes += s;
+    }
+    return spikes;
+}
+
 /// A one-population network: input of the population's size → population → output.
 std::unique_ptr<Module> wrap(std::unique_ptr<Module> population)
 {
@@ -174,17 +184,14 @@ private slots:
             pool.run(2, [&](int p) { ++hits[static_cast<std::size_t>(p)]; });
         }
         QCOMPARE(hits, (std::vector<int>{4000, 4000, 2000}));
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, pool.run(3, [](int p) {
+        auto partsFromOneThrow = [](int p) {
             if (p >= 1) {
                 throw std::runtime_error("part " + std::to_string(p));
             }
-        }));
+        };
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, pool.run(3, partsFromOneThrow));
         try {
-            pool.run(3, [](int p) {
-                if (p >= 1) {
-                    throw std::runtime_error("part " + std::to_string(p));
-                }
-            });
+            pool.run(3, partsFromOneThrow);
         } catch (const std::runtime_error& e) {
             QCOMPARE(std::string(e.what()), std::string("part 1"));  // the lowest part's
         }
@@ -226,11 +233,7 @@ private slots:
         const auto result = lif->evolve(x, RecordSpec(false));
         QVERIFY(sameBits(one.probes[0], std::vector<float>(result.output.data(),
                                                             result.output.data() + result.output.numel())));
-        double spikes = 0;
-        for (float s : one.probes[0]) {
-            spikes += s;
-        }
-        QVERIFY2(spikes > 100, "the population spikes");
+        QVERIFY2(spikeCount(one.probes[0]) > 100, "the population spikes");
     }
 
     void lifRefracPopulationIdenticalForAnyThreadCount()
@@ -290,11 +293,7 @@ private slots:
         RunResult one;
         checkIdentical(make, {{"E", "spikes", {}}, {"I", "spikes", {}}, {"I", "v", {}}}, 300, 32,
                        &input, nE, &one);
-        double spikes = 0;
-        for (float s : one.probes[1]) {
-            spikes += s;
-        }
-        QVERIFY2(spikes > 100, "I spikes");
+        QVERIFY2(spikeCount(one.probes[1]) > 100, "I spikes");
     }
 
     void cubaNetworkIdenticalForAnyThreadCount()
@@ -312,11 +311,7 @@ private slots:
         QVERIFY(probes.size() >= 4);
         RunResult one;
         checkIdentical(make, probes, 300, 32, nullptr, 0, &one);
-        double spikes = 0;
-        for (float s : one.probes[0]) {
-            spikes += s;
-        }
-        QVERIFY2(spikes > 0, "the network spikes within 300 steps");
+        QVERIFY2(spikeCount(one.probes[0]) > 0, "the network spikes within 300 steps");
     }
 };
 
