@@ -4,8 +4,8 @@
 // and the model unchanged; non-live attributes refused while running and applied by a rebuild
 // while paused; the NaN / Inf pause naming module and state; resetState replaying the same data;
 // withModel / readModel; a module that throws while the worker advances (out of memory) reported
-// as an Error event with the controller still serving; backend switches; probe errors and the
-// probe overflow policy.
+// as an Error event with the controller still serving; backend switches and thread-count changes
+// mid-run leaving the data bit-identical; probe errors and the probe overflow policy.
 // Threads: test_controller_threads.cpp.
 #include "tests/controller_test_helpers.hpp"
 
@@ -342,6 +342,62 @@ private slots:
         const Trace t = take(c, v);
         QVERIFY(t.contiguous);
         QVERIFY(bitEqual(t.values, take(ref, rv).values));
+    }
+
+    void threadCountChangesKeepTheRunExact()
+    {
+        // 512 noisy LIF neurons split into parts of 64 (threadMinWork 1 forces the split): one
+        // thread throughout, against 1, then 3, then 2 threads set while the run goes on.
+        static constexpr std::int64_t n = 512;
+        const auto net = [] {
+            std::vector<float> amps(n);
+            for (std::int64_t i = 0; i < n; ++i) {
+                amps[static_cast<std::size_t>(i)] = 0.0005F * static_cast<float>(i % 40);
+            }
+            auto network = std::make_unique<Network>();
+            network->addNode("src", std::make_unique<ConstantCurrent>(
+                                        n, AttributeMap{{"amplitude", Tensor(Shape{n}, amps)}}));
+            network->addNode("lif", std::make_unique<LIF>(n, n, false, lifInit(0.5F)));
+            network->connect("src", "lif");
+            return network;
+        };
+        const auto options = [](int threads) {
+            ControllerOptions o = chunked(32);
+            o.executor.threads = threads;
+            o.executor.threadMinWork = 1;
+            return o;
+        };
+        SimulationController ref(net(), options(1));
+        const ProbeId rv = ref.addProbe(kVmem, 100000);
+        const ProbeId rs = ref.addProbe(kSpikes, 1000000);
+        ref.step(300);
+        QVERIFY(ref.waitIdle(kWait));
+
+        SimulationController c(net(), options(1));
+        const ProbeId v = c.addProbe(kVmem, 100000);
+        const ProbeId s = c.addProbe(kSpikes, 1000000);
+        // Each command lands at a chunk boundary of the pending 300 steps, wherever that is.
+        c.step(100);
+        const CommandId three = c.setThreads(3);
+        const CommandId same = c.setThreads(3);
+        const CommandId negative = c.setThreads(-1);
+        c.step(100);
+        const CommandId two = c.setThreads(2);
+        c.step(100);
+        QVERIFY(c.waitIdle(kWait));
+        QCOMPARE(c.currentStep(), std::int64_t{300});
+        const auto events = c.takeEvents();
+        QVERIFY(findEvent(events, Kind::ExecutorRebuilt, three) != nullptr);
+        QVERIFY(findEvent(events, Kind::ExecutorRebuilt, same) == nullptr);
+        QVERIFY(findEvent(events, Kind::ExecutorRebuilt, two) != nullptr);
+        const ControllerEvent* refused = findEvent(events, Kind::Error, negative);
+        QVERIFY(refused != nullptr);
+        QCOMPARE(QString::fromStdString(refused->message),
+                 QString("setThreads: threads must be >= 0 (0: every core), got -1"));
+        QVERIFY(bitEqual(take(c, v).values, take(ref, rv).values));
+        const Trace want = take(ref, rs);
+        QVERIFY(want.events.size() > 100);
+        QCOMPARE(take(c, s).events, want.events);
     }
 
     void cudaStretchInTheMiddleOfARun()

@@ -215,6 +215,29 @@ CommandId SimulationController::setBackend(BackendKind kind)
     });
 }
 
+CommandId SimulationController::setThreads(int threads)
+{
+    return enqueue("setThreads(" + std::to_string(threads) + ")", [this, threads]() -> Status {
+        if (threads < 0) {
+            return Status::failure("setThreads: threads must be >= 0 (0: every core), got " +
+                                   std::to_string(threads));
+        }
+        if (threads == m_executorOptions.threads) {
+            return Status::success();
+        }
+        const int previous = m_executorOptions.threads;
+        m_executorOptions.threads = threads;
+        if (m_executor) {
+            m_executor->storeStates();
+        }
+        Status status = rebuild(m_backend, m_executor != nullptr);
+        if (!status.ok) {
+            m_executorOptions.threads = previous;
+        }
+        return status;
+    });
+}
+
 ProbeId SimulationController::addProbe(ProbeRequest request, std::int64_t capacity)
 {
     const ProbeId id{m_nextProbe.fetch_add(1, std::memory_order_relaxed)};

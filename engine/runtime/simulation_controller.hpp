@@ -153,6 +153,11 @@ public:
     /// Rebuilds the executor on another backend (states carried over, probes kept). On failure
     /// the old executor stays.
     CommandId setBackend(BackendKind kind);
+    /// Sets the CPU executor's threads (ExecutorOptions::threads; 0: every core) and rebuilds
+    /// the executor with them (states carried over, probes kept), also while running: results
+    /// are bit-identical for any thread count, so the run goes on as it would have. A negative
+    /// count fails; the same count changes nothing; on failure the old executor stays.
+    CommandId setThreads(int threads);
 
     /// Adds a probe recording `request` into a buffer of `capacity` rows or events (0: the
     /// default). The id is valid at once; if the worker cannot resolve the request it posts an
@@ -239,6 +244,7 @@ private:
     static std::string describeProbe(const ProbeRequest& request);
 
     const ControllerOptions m_options;
+    ExecutorOptions m_executorOptions = m_options.executor;  ///< worker only; setThreads() changes it
 
     // Queue (m_queueMutex): commands in, stop flag, progress of the queue.
     mutable std::mutex m_queueMutex;

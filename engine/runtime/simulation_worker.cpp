@@ -231,7 +231,7 @@ Status SimulationController::rebuild(BackendKind kind, bool keepOldOnFailure)
     std::string note;
     std::unique_ptr<Executor> fresh;
     try {
-        fresh = makeExecutor(*m_model, kind, m_options.executor, &note);
+        fresh = makeExecutor(*m_model, kind, m_executorOptions, &note);
     } catch (const std::exception& e) {
         const std::string message =
             "cannot build the " + toString(kind) + " executor: " + std::string(e.what());

@@ -103,6 +103,14 @@ void LiveRun::setBackend(engine::BackendKind kind)
     m_controller->setBackend(kind);
 }
 
+void LiveRun::setThreads(int threads)
+{
+    if (threads >= 0) {
+        m_options.threads = threads;  // the controller refuses anything else
+    }
+    m_controller->setThreads(threads);
+}
+
 void LiveRun::setAttribute(const QString& path, const std::string& name, const engine::AttributeValue& value)
 {
     const std::string p = path.toStdString();

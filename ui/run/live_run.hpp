@@ -98,6 +98,7 @@ struct LiveRunOptions {
                                               ///< first step moves forward to respect it
     engine::Speed speed = engine::Speed::fastest();
     engine::BackendKind backend = engine::BackendKind::Cpu;
+    int threads = 0;  ///< CPU executor threads (ExecutorOptions::threads; 0: every core)
 };
 
 /// One trace as LiveRun records it; see LiveRun::traceInfo().
@@ -146,6 +147,9 @@ public:
     /// Moves the running copy to another backend (states carried over); a failure comes back
     /// through failed() and the old backend stays.
     void setBackend(engine::BackendKind kind);
+    /// Runs the CPU executor on `threads` threads (0: every core) from the next chunk on; the
+    /// results are the same for any count. A failure comes back through failed().
+    void setThreads(int threads);
     /// Sets attribute `name` of the module at `path` in the running copy, between two chunks
     /// (a live edit), and in plotModel() (thresholds drawn from it). A change the controller
     /// refuses (invalid, or not live-editable while running) comes back through failed().

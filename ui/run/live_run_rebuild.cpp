@@ -68,6 +68,7 @@ std::unique_ptr<engine::SimulationController> LiveRun::makeController(
     engine::ControllerOptions controllerOptions;
     controllerOptions.backend = m_options.backend;
     controllerOptions.speed = m_options.speed;
+    controllerOptions.executor.threads = m_options.threads;
     if (m_controller) {
         // The backend the run is on now (setBackend() may have moved it, or failed to).
         const std::string name = m_controller->backendName();

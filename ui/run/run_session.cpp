@@ -10,6 +10,7 @@
 #include "engine/io/model_clone.hpp"
 #include "engine/tensor/error.hpp"
 
+#include <algorithm>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QLocale>
@@ -51,6 +52,14 @@ void RunSession::setBackend(engine::BackendKind kind)
     }
 }
 
+void RunSession::setThreads(int threads)
+{
+    m_threads = std::max(0, threads);
+    if (m_live) {
+        m_live->setThreads(m_threads);
+    }
+}
+
 void RunSession::setSpeed(engine::Speed speed)
 {
     m_speed = speed;
@@ -74,6 +83,7 @@ bool RunSession::ensure(QString* error)
         // The worker owns its own copy: the document stays editable and keeps initial states.
         LiveRunOptions options;
         options.backend = m_backend;
+        options.threads = m_threads;
         options.speed = m_speed;
         // Copying a large model takes a while: off the GUI thread, the window keeps drawing.
         std::unique_ptr<engine::Module> copy;

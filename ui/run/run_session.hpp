@@ -6,8 +6,8 @@
 // with the states carried over, LiveRun::replaceModel), when it ends (the document is replaced,
 // Reset, a model that cannot run), and the blocking runs of the public API (runSteps, runFor).
 //
-// Owns: the LiveRun (nullptr before the first run and after a drop), the backend and speed the
-// next run starts with. Owns no widget: the window shows message() in its status bar, redraws
+// Owns: the LiveRun (nullptr before the first run and after a drop), the backend, CPU threads and
+// speed the next run starts with. Owns no widget: the window shows message() in its status bar, redraws
 // on updated(), and re-attaches its plot requests on started() / rebuilt() / tracesChanged().
 // While a session exists, a running document holds three module trees: the document's, the
 // plots' copy inside LiveRun (names, units, thresholds) and the worker's running tree.
@@ -48,6 +48,10 @@ public:
     void setTracedPathSource(std::function<QString()> source) { m_tracedPath = std::move(source); }
     /// Backend of the next run; a running one moves to it (LiveRun::setBackend).
     void setBackend(engine::BackendKind kind);
+    /// CPU threads of the next run (0: every core); a running one switches at its next chunk
+    /// (LiveRun::setThreads), with the same results.
+    void setThreads(int threads);
+    int threads() const { return m_threads; }
     /// Pacing of runs (fastest or real time times f); applied to the running one at once.
     void setSpeed(engine::Speed speed);
 
@@ -110,6 +114,7 @@ private:
     std::unique_ptr<LiveRun> m_live;
     std::function<QString()> m_tracedPath;
     engine::BackendKind m_backend = engine::BackendKind::Cpu;
+    int m_threads = 0;
     engine::Speed m_speed;
     bool m_rebuildPending = false;  ///< a structural edit waits for rebuildNow()
 };
