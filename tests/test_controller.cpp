@@ -346,8 +346,9 @@ private slots:
 
     void threadCountChangesKeepTheRunExact()
     {
-        // 512 noisy LIF neurons split into parts of 64 (threadMinWork 1 forces the split): one
-        // thread throughout, against 1, then 3, then 2 threads set while the run goes on.
+        // 512 LIF neurons split into parts of 64 neurons (noise-free, so runsInRanges();
+        // threadMinWork 1 forces the split): one thread throughout, against 1, then 3, then 2
+        // threads set while the run goes on.
         static constexpr std::int64_t n = 512;
         const auto net = [] {
             std::vector<float> amps(n);
@@ -357,7 +358,7 @@ private slots:
             auto network = std::make_unique<Network>();
             network->addNode("src", std::make_unique<ConstantCurrent>(
                                         n, AttributeMap{{"amplitude", Tensor(Shape{n}, amps)}}));
-            network->addNode("lif", std::make_unique<LIF>(n, n, false, lifInit(0.5F)));
+            network->addNode("lif", std::make_unique<LIF>(n, n, false, lifInit(0.0F)));
             network->connect("src", "lif");
             return network;
         };
