@@ -191,6 +191,18 @@ class TestKillRecover : public QObject {
         return m_x.keys(id, {QStringLiteral("ctrl+shift+a")}) && m_x.type(QStringLiteral("lif")) &&
                m_x.press({QStringLiteral("Return")});
     }
+    /// Waits for spikestudio's window titled `fileName`, quick-adds a LIF node there and waits
+    /// for the title's '*'; *window gets the window's id. A step that does not happen fails the
+    /// test: callers check QTest::currentTestFailed().
+    void addLifNodeInWindow(const QString& fileName, QString* window)
+    {
+        const QString title = QLatin1Char('^') + QRegularExpression::escape(fileName);
+        *window = m_x.waitForWindow(title + QLatin1Char(' '));
+        QVERIFY2(!window->isEmpty(), qPrintable(QStringLiteral("no window titled %1: ").arg(fileName) + lastLog()));
+        QVERIFY(addLifNode(*window));
+        QVERIFY2(!m_x.waitForWindow(title + QStringLiteral("\\* ")).isEmpty(),
+                 "the quick-add did not modify the document (no '*' in the title)");
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -214,11 +226,11 @@ private Q_SLOTS:
         const Json original = readJson(doc);
 
         auto first = studio({doc, QStringLiteral("--autosave-seconds"), QStringLiteral("1")});
-        const QString window = m_x.waitForWindow(QStringLiteral("^kill_recover\\.json "));
-        QVERIFY2(!window.isEmpty(), qPrintable(QStringLiteral("no window titled kill_recover.json: ") + lastLog()));
-        QVERIFY(addLifNode(window));
-        QVERIFY2(!m_x.waitForWindow(QStringLiteral("^kill_recover\\.json\\* ")).isEmpty(),
-                 "the quick-add did not modify the document (no '*' in the title)");
+        QString window;
+        addLifNodeInWindow(QStringLiteral("kill_recover.json"), &window);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
         // Autosave (every second) writes the recovery file, atomically, with the new node.
         QString recovery;
         QString recoveryProblem;
@@ -274,11 +286,11 @@ private Q_SLOTS:
             QDir(m_x.dataHome()).removeRecursively();
             copyTree(pristine, work);
             auto app = studio({doc, QStringLiteral("--autosave-seconds"), QStringLiteral("3600")});
-            const QString window = m_x.waitForWindow(QStringLiteral("^big\\.json "));
-            QVERIFY2(!window.isEmpty(), qPrintable(QStringLiteral("no window titled big.json: ") + lastLog()));
-            QVERIFY(addLifNode(window));
-            QVERIFY2(!m_x.waitForWindow(QStringLiteral("^big\\.json\\* ")).isEmpty(),
-                     "the quick-add did not modify the document (no '*' in the title)");
+            QString window;
+            addLifNodeInWindow(QStringLiteral("big.json"), &window);
+            if (QTest::currentTestFailed()) {
+                return;
+            }
             QVERIFY(m_x.keys(window, {QStringLiteral("ctrl+s")}));
             QElapsedTimer clock;
             clock.start();
