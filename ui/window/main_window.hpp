@@ -13,8 +13,9 @@
 // The public API never opens a dialog (tests and the screenshot mode call it); menu actions call
 // it and show failures in message boxes. Run / Step go through the SimulationController's
 // worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
-// Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (menus,
-// toolbar, file commands, close and recovery), main_window_run.cpp (run controls),
+// Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (actions,
+// menus, toolbar), main_window_files.cpp (file commands and their dialogs, exports, close and
+// recovery), main_window_run.cpp (run controls),
 // main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu),
 // main_window_start.cpp (the start page in the centre, before any model), main_window_nir.cpp
 // (NIR files: import with its dialog, File ▸ Export ▸ NIR…).
@@ -266,23 +267,24 @@ private:
     void buildActions();
     void buildMenus();
     void buildToolBar();
+    void updateTitle();
+    void updateEditActions();
+    /// The status bar says what an edit, undo or redo did (the undo stack's index moved).
+    void reportEdit(int index);
+    // main_window_files.cpp
     void rebuildRecentMenu();
     void promptOpen();
     /// Opens a path the user chose (after maybeSave()): a .nir through its dialog, failures in
     /// a message box.
     void openFileChosen(const QString& path);
-    // main_window_nir.cpp
-    /// openInteractively() of a .nir file, after maybeSave().
-    void openNirInteractively(const QString& path);
     bool saveInteractively();
     bool saveAsInteractively();
     void newInteractively();
-    void updateTitle();
-    void updateEditActions();
-    /// The status bar says what an edit, undo or redo did (the undo stack's index moved).
-    void reportEdit(int index);
     void exportPlotInteractively(QCustomPlot* plot, const QString& suffix);
     void exportRecordingsInteractively();
+    // main_window_nir.cpp
+    /// openInteractively() of a .nir file, after maybeSave().
+    void openNirInteractively(const QString& path);
     // main_window_start.cpp
     /// Puts the centre and the start page in one stack (after buildCentre()) and wires the page.
     void buildStartPage();
