@@ -126,7 +126,7 @@ private Q_SLOTS:
 
     void simulationMenuHoldsEveryRunCommand()
     {
-        // docs/gui.md's menu table: Run / Pause, Step, Step 1 / 10 / 100, Reset.
+        // docs/gui.md's menu table: Run / Pause, Step, Step 1 / 10 / 100, Reset, CPU Threads ▸.
         MainWindow w;
         QMenu* simulation = nullptr;
         for (QAction* top : w.menuBar()->actions()) {
@@ -137,10 +137,12 @@ private Q_SLOTS:
         QVERIFY(simulation != nullptr);
         QStringList names;
         for (QAction* a : simulation->actions()) {
-            names << a->objectName();
+            if (!a->isSeparator()) {
+                names << (a->menu() != nullptr ? a->menu()->objectName() : a->objectName());
+            }
         }
         QCOMPARE(names, (QStringList{"action.run", "action.step", "action.step1", "action.step10",
-                                     "action.step100", "action.reset"}));
+                                     "action.step100", "action.reset", "threadsMenu"}));
         QCOMPARE(w.action(QStringLiteral("action.step10"))->text(), QStringLiteral("Step 10"));
         QCOMPARE(w.action(QStringLiteral("action.step10"))->iconText(), QStringLiteral("10"));
     }

@@ -150,6 +150,8 @@ public:
     /// Runs the CPU executor on `threads` threads (0: every core) from the next chunk on; the
     /// results are the same for any count. A failure comes back through failed().
     void setThreads(int threads);
+    /// The CPU threads asked for (0: every core).
+    int threads() const { return m_options.threads; }
     /// Sets attribute `name` of the module at `path` in the running copy, between two chunks
     /// (a live edit), and in plotModel() (thresholds drawn from it). A change the controller
     /// refuses (invalid, or not live-editable while running) comes back through failed().

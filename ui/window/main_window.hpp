@@ -15,8 +15,8 @@
 // worker thread (LiveRun); plots redraw on LiveRun's timer, never per step.
 // Files: main_window.cpp (construction, docks, selection), main_window_actions.cpp (actions,
 // menus, toolbar), main_window_files.cpp (file commands and their dialogs, exports, close and
-// recovery), main_window_run.cpp (run controls),
-// main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu),
+// recovery), main_window_run.cpp (run controls), main_window_threads.cpp (Simulation ▸ CPU
+// Threads), main_window_plots.cpp (plot requests and routing), main_window_help.cpp (the Help menu),
 // main_window_start.cpp (the start page in the centre, before any model), main_window_nir.cpp
 // (NIR files: import with its dialog, File ▸ Export ▸ NIR…).
 // Thread: GUI thread only.
@@ -39,6 +39,7 @@
 #include <vector>
 
 class QAction;
+class QActionGroup;
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
@@ -295,6 +296,12 @@ private:
     void openAnalysis(NodeId id, const QString& analysis);
     /// View ▸ Analyse: the analyses of the one selected neuron population.
     void buildAnalyseMenu(QMenu* view);
+    // main_window_threads.cpp
+    /// Simulation ▸ CPU Threads, set to the user's kept choice.
+    void buildThreadsMenu(QMenu* simulation);
+    /// Checks `threads`' entry and hands it to the session (a running simulation moves to it);
+    /// `chosen` (by the user): keeps it (QSettings "run/threads") and says so in the status bar.
+    void applyThreads(int threads, bool chosen);
     // main_window_help.cpp
     void buildHelpMenu();
     void showShortcuts();
@@ -346,6 +353,7 @@ private:
     GraphDocument* m_doc = nullptr;
     DocumentFile* m_file = nullptr;
     RunSession* m_session = nullptr;  ///< the run policy; owns the LiveRun
+    QActionGroup* m_threadsGroup = nullptr;  ///< Simulation ▸ CPU Threads (data: the count)
     QString m_source;
     QString m_lastDir;
     NodeId m_inspected;

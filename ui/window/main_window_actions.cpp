@@ -236,6 +236,8 @@ void MainWindow::buildMenus()
     for (const char* name : {"run", "step", "step1", "step10", "step100", "reset"}) {
         simulation->addAction(action(QStringLiteral("action.") + QLatin1String(name)));
     }
+    simulation->addSeparator();
+    buildThreadsMenu(simulation);
     buildHelpMenu();
 }
 
