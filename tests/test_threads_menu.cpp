@@ -1,7 +1,8 @@
 // Simulation ▸ CPU Threads (issue #22), by real input: the menu offers All Cores (the default)
 // and 1 to the machine's cores; a choice walked to with the keyboard (Alt+S, arrows, Return)
 // while a run is going moves the running simulation to that many threads at its next chunk, and
-// the run goes on (more steps, no error) with the status bar saying so; the choice is kept for
+// the run goes on (more steps, no error) with the status bar saying so; without a run, the
+// next run starts on it (the status bar says "for the next run"); the choice is kept for
 // the next window (QSettings "run/threads") and its runs start on it; a stored count beyond this
 // machine's cores reads as All Cores. QT_QPA_PLATFORM=offscreen.
 #include "tests/real_input.hpp"
@@ -103,6 +104,26 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(again.runSteps(50, &error), qPrintable(error));
         QCOMPARE(again.findChild<RunSession*>()->live()->threads(), 1);
+    }
+
+    void aChoiceWithoutARunIsForTheNextRun()
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openModel(kExample));
+        bool done = false;
+        spike::tests::chooseFromContextMenu(QStringLiteral("CPU Threads"), QStringLiteral("1 Thread"),
+                                            done);
+        QTest::keyClick(&w, Qt::Key_S, Qt::AltModifier);
+        QTRY_VERIFY(done);
+        QTRY_VERIFY(threadsAction(w, 1)->isChecked());
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("on 1 thread for the next run")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QString error;
+        QVERIFY2(w.runSteps(20, &error), qPrintable(error));
+        QCOMPARE(w.findChild<RunSession*>()->live()->threads(), 1);
     }
 
     void aStoredCountBeyondTheCoresIsAllCores()

@@ -79,10 +79,9 @@ void MainWindow::applyThreads(int threads, bool chosen)
     const QString count = threads == 0   ? tr("all %1 cores").arg(coresHere())
                           : threads == 1 ? tr("1 thread")
                                          : tr("%1 threads").arg(threads);
+    const QString when = m_session->live() != nullptr ? tr("from the next chunk") : tr("for the next run");
     statusBar()->showMessage(
-        tr("CPU backend on %1 from the next chunk; the results are the same for any count")
-            .arg(count),
-        8000);
+        tr("CPU backend on %1 %2; the results are the same for any count").arg(count, when), 8000);
 }
 
 }  // namespace spike::ui
