@@ -1,6 +1,7 @@
 // Tests for engine/tensor: Shape construction and its limits (rank, negative extents, element
 // counts that would overflow int64), text form, and Tensor construction, scalar access, reshape,
-// Eigen views, finiteness and bit-exact comparison.
+// Eigen views, finiteness and bit-exact comparison, and where the elements live (cache-line
+// aligned; large tensors on 2 MiB boundaries for huge pages).
 #include "engine/tensor/error.hpp"
 #include "engine/tensor/tensor.hpp"
 
@@ -340,6 +341,36 @@ private slots:
 
         // A zero extent keeps even an enormous shape within the limit.
         QCOMPARE(Tensor(Shape{std::int64_t{1} << 40, 0}).numel(), std::int64_t{0});
+    }
+
+    void tensorMemoryIsAlignedForSimdAndHugePages()
+    {
+        // tensor_memory.hpp: every block starts on a cache line; from 2 MiB on, on a 2 MiB
+        // boundary (the transparent huge pages it is advised for). Values survive copies,
+        // moves and resizes across the threshold.
+        const auto address = [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); };
+        constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+        for (const std::int64_t n : {1, 3, 1000, 524287}) {  // up to just under 2 MiB of floats
+            const Tensor small(Shape{n}, 1.5F);
+            QCOMPARE(address(small) % 64, std::uintptr_t{0});
+        }
+        for (const std::int64_t n : {524288, 524289, 3000000}) {  // 2 MiB and more
+            Tensor large(Shape{n}, 0.0F);
+            QCOMPARE(address(large) % kHuge, std::uintptr_t{0});
+            large[n - 1] = 7.0F;
+            const Tensor copy = large;
+            QCOMPARE(address(copy) % kHuge, std::uintptr_t{0});
+            QCOMPARE(copy[n - 1], 7.0F);
+            QVERIFY(copy.identical(large));
+        }
+        Tensor grows(Shape{4}, 2.0F);
+        grows.resize(Shape{600000});
+        QCOMPARE(address(grows) % kHuge, std::uintptr_t{0});
+        grows.fill(3.0F);
+        QCOMPARE(grows[599999], 3.0F);
+        Tensor moved = std::move(grows);
+        QCOMPARE(moved[0], 3.0F);
+        QCOMPARE(address(moved) % kHuge, std::uintptr_t{0});
     }
 };
 

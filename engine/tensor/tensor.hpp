@@ -5,6 +5,8 @@
 // Not thread-safe: a tensor belongs to whichever thread owns the module that holds it.
 #pragma once
 
+#include "engine/tensor/tensor_memory.hpp"
+
 #include <Eigen/Core>
 
 #include <array>
@@ -136,7 +138,7 @@ public:
 
 private:
     Shape m_shape;
-    std::vector<float, Eigen::aligned_allocator<float>> m_data;
+    std::vector<float, TensorAllocator<float>> m_data;  ///< tensor_memory.hpp
 };
 
 /// Copies the leading block common to `from` and `to` (the same rank; extents may differ) from
