@@ -27,13 +27,28 @@ inline std::int64_t configInt(const nlohmann::json& config, const std::string& k
                        std::int64_t hi)
 {
     const auto& v = config.at(key);
-    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))) {
+    const auto outOfRange = [&](const std::string& got) {
+        return Error("config '" + key + "': expected a value in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "], got " + got);
+    };
+    if (v.is_number_float()) {
+        // Checked as a double first: converting one beyond int64 (1e110) is undefined.
+        const double d = v.get<double>();
+        if (!std::isfinite(d) || d != std::floor(d)) {
+            throw Error("config '" + key + "': expected a whole number, got " + v.dump());
+        }
+        if (d < static_cast<double>(lo) || d > static_cast<double>(hi) || d >= 0x1p63) {
+            throw outOfRange(v.dump());
+        }
+    } else if (!v.is_number_integer()) {
         throw Error("config '" + key + "': expected a whole number, got " + v.dump());
+    } else if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) {
+        throw outOfRange(v.dump());
     }
-    const auto n = v.get<std::int64_t>();
+    const auto n = v.is_number_float() ? static_cast<std::int64_t>(v.get<double>())
+                                       : v.get<std::int64_t>();
     if (n < lo || n > hi) {
-        throw Error("config '" + key + "': expected a value in [" + std::to_string(lo) + ", " +
-                    std::to_string(hi) + "], got " + std::to_string(n));
+        throw outOfRange(std::to_string(n));
     }
     return n;
 }
