@@ -64,8 +64,21 @@ const QString kHdf5Crash =
 const QString kExample = QStringLiteral(":/examples/lif_current_step.json");
 const QString kRockpoolFile = QStringLiteral(SPIKE_TEST_DATA_DIR "/nir/rockpool/ff.nir");
 
+/// "QMessageBox: Could not open NIR file: <text> <informative text>" for a failure message.
+QString describeDialog(QDialog* dialog)
+{
+    QString what = dialog->metaObject()->className() + QStringLiteral(": ") + dialog->windowTitle();
+    if (auto* box = qobject_cast<QMessageBox*>(dialog)) {
+        what += QStringLiteral(": ") + box->text() + QLatin1Char(' ') + box->informativeText();
+    }
+    return what;
+}
+
 /// Calls `act` once with the next modal dialog of type `Dialog` to be shown (from a timer: the
-/// dialog's exec() blocks the caller). Sets `done` after `act` ran.
+/// dialog's exec() blocks the caller). Sets `done` after `act` ran. A different dialog that stays
+/// open for 10 s, before `act` or within a minute after it (a message box the test does not
+/// expect, such as "Could not open NIR file"), would block exec() for ever: it is closed and the
+/// test fails, quoting it.
 template <typename Dialog>
 void whenShown(std::function<void(Dialog*)> act, bool& done)
 {
@@ -73,30 +86,37 @@ void whenShown(std::function<void(Dialog*)> act, bool& done)
     auto* timer = new QTimer;
     timer->setInterval(20);
     auto polls = std::make_shared<int>(0);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer, act, &done, polls] {
+    auto watchAfter = std::make_shared<int>(-1);  // polls left to watch after `act`; -1 before
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, act, &done, polls, watchAfter] {
         QWidget* modal = QApplication::activeModalWidget();
-        auto* dialog = qobject_cast<Dialog*>(modal);
+        auto* dialog = *watchAfter < 0 ? qobject_cast<Dialog*>(modal) : nullptr;
         if (dialog == nullptr || !dialog->isVisible()) {
-            // Another dialog (an unexpected message box) would block exec() for ever: after
-            // 10 s of it, close it and fail, naming it.
             auto* other = qobject_cast<QDialog*>(modal);
-            if (other != nullptr && other->isVisible() && ++*polls > 500) {
+            if (*watchAfter >= 0 && --*watchAfter == 0) {
                 timer->stop();
                 timer->deleteLater();
-                const QString what = other->metaObject()->className() + QStringLiteral(": ") +
-                                     other->windowTitle();
+                return;
+            }
+            if (other == nullptr || !other->isVisible()) {
+                *polls = 0;
+            } else if (++*polls > 500) {
+                timer->stop();
+                timer->deleteLater();
+                const QString what = describeDialog(other);
                 other->reject();
-                QFAIL(qPrintable("an unexpected dialog stayed open: " + what));
+                QFAIL(qPrintable("a dialog stayed open, unanswered: " + what));
             }
             return;
         }
-        timer->stop();
-        timer->deleteLater();
+        *watchAfter = 3000;
+        *polls = 0;
         act(dialog);
         done = true;
         // A check that failed inside `act` returned before the dialog was answered: close it,
         // so the test reports the failure instead of waiting on exec() forever.
         if (QTest::currentTestFailed() && dialog->isVisible()) {
+            timer->stop();
+            timer->deleteLater();
             dialog->reject();
         }
     });

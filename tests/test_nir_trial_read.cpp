@@ -1,7 +1,9 @@
 // engine/nir/nir_trial_read.hpp: a .nir file is first read by a forked copy of the process, so
 // what HDF5 1.10.8 itself crashes on ends the copy, not the process. The copy's outcome is told
 // apart: a crash by signal (SIGSEGV, SIGABRT), a refusal or success of the read (""), a copy
-// stuck past its time limit (killed, reported within the limit plus a margin). Then the file
+// stuck past its time limit (killed, reported within the limit plus a margin). A copy made while
+// another thread held a lock waits on it for ever: it is made again, and after
+// kMaxDeadlockedCopies such copies the process reads the file itself. Then the file
 // fuzz_nir found crashing HDF5 (a damaged group B-tree node: HDF5 copies into a NULL from its
 // own failed malloc inside H5Gget_info) is refused with one line naming the file, the process
 // goes on, and it reads a good file afterwards; good files read the same with the copy as the
@@ -13,15 +15,20 @@
 #include <QtTest/QtTest>
 
 #include <QElapsedTimer>
+#include <QTemporaryDir>
 
 #include <csignal>
 #include <cstdlib>
+#include <condition_variable>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 using spike::engine::nir::readNirFile;
+using spike::engine::nir::detail::kMaxDeadlockedCopies;
 using spike::engine::nir::detail::readInChildFirst;
 using spike::engine::nir::detail::trialReadLimit;
 using namespace std::chrono_literals;
@@ -43,6 +50,42 @@ std::string errorOf(const std::string& path)
     return "no error";
 }
 
+/// Holds `lock` on a thread of its own from construction to destruction, as a thread of the
+/// application (the GUI thread inside malloc) may hold a lock at the moment the copy is made.
+class LockHeldElsewhere {
+public:
+    explicit LockHeldElsewhere(std::mutex& lock)
+        : m_thread([this, &lock] {
+              const std::lock_guard held(lock);
+              std::unique_lock state(m_state);
+              m_holding = true;
+              m_changed.notify_all();
+              m_changed.wait(state, [this] { return m_release; });
+          })
+    {
+        std::unique_lock state(m_state);
+        m_changed.wait(state, [this] { return m_holding; });
+    }
+    ~LockHeldElsewhere()
+    {
+        {
+            const std::lock_guard state(m_state);
+            m_release = true;
+        }
+        m_changed.notify_all();
+        m_thread.join();
+    }
+    LockHeldElsewhere(const LockHeldElsewhere&) = delete;
+    LockHeldElsewhere& operator=(const LockHeldElsewhere&) = delete;
+
+private:
+    std::mutex m_state;
+    std::condition_variable m_changed;
+    bool m_holding = false;
+    bool m_release = false;
+    std::thread m_thread;
+};
+
 }  // namespace
 
 class TestNirTrialRead : public QObject {
@@ -52,6 +95,8 @@ private slots:
     void finishedCopiesReportNothing();
     void crashesEndTheCopyOnly();
     void aStuckCopyIsKilledAtItsLimit();
+    void aCopyDeadlockedOnAnInheritedLockIsMadeAgain();
+    void copiesThatAlwaysDeadlockLeaveTheReadToTheProcess();
     void theLimitGrowsWithTheFile();
     void hdf5CrashIsRefusedAndTheProcessGoesOn();
 };
@@ -86,6 +131,50 @@ void TestNirTrialRead::aStuckCopyIsKilledAtItsLimit()
     QCOMPARE(QString::fromStdString(stuck), QString("did not finish within 0.3 s"));
     const std::string long_ = readInChildFirst([] { std::this_thread::sleep_for(60s); }, 1500ms);
     QCOMPARE(QString::fromStdString(long_), QString("did not finish within 1.5 s"));
+}
+
+void TestNirTrialRead::aCopyDeadlockedOnAnInheritedLockIsMadeAgain()
+{
+    // The first copy marks a file and takes the lock another thread holds: it waits for ever.
+    // The second copy finds the mark and finishes: the read is checked, well within the limit.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string mark = dir.filePath(QStringLiteral("first-copy")).toStdString();
+    std::mutex lock;
+    const LockHeldElsewhere holder(lock);
+    int copies = 0;
+    QElapsedTimer clock;
+    clock.start();
+    const std::string outcome = readInChildFirst(
+        [&] {
+            if (!std::filesystem::exists(mark)) {
+                std::ofstream(mark) << "1";
+                const std::lock_guard never(lock);
+            }
+        },
+        60s, &copies);
+    QCOMPARE(QString::fromStdString(outcome), QString());
+    QCOMPARE(copies, 2);
+    QVERIFY(std::filesystem::exists(mark));
+    QVERIFY2(clock.elapsed() < 30'000, std::to_string(clock.elapsed()).c_str());
+}
+
+void TestNirTrialRead::copiesThatAlwaysDeadlockLeaveTheReadToTheProcess()
+{
+    std::mutex lock;
+    const LockHeldElsewhere holder(lock);
+    int copies = 0;
+    const std::string outcome =
+        readInChildFirst([&] { const std::lock_guard never(lock); }, 60s, &copies);
+    // Not "did not finish within 60 s": the check is given up, the caller reads in-process.
+    QCOMPARE(QString::fromStdString(outcome), QString());
+    QCOMPARE(copies, kMaxDeadlockedCopies);
+    // A copy that sleeps (not in futex) is not taken for a deadlocked one: it runs to its limit.
+    copies = 0;
+    QCOMPARE(QString::fromStdString(
+                 readInChildFirst([] { std::this_thread::sleep_for(60s); }, 1s, &copies)),
+             QString("did not finish within 1.0 s"));
+    QCOMPARE(copies, 1);
 }
 
 void TestNirTrialRead::theLimitGrowsWithTheFile()

@@ -24,7 +24,18 @@ namespace spike::engine::nir::detail {
 /// Segmentation fault)", "was stopped by a memory-safety report", "was stopped (exit status 1)",
 /// "did not finish within 30 s". When the copy cannot be made (fork fails: no memory, the process
 /// limit), returns "" and the caller reads in-process as it would without this check.
-std::string readInChildFirst(const std::function<void()>& read, std::chrono::milliseconds limit);
+///
+/// fork() copies only the calling thread: a lock another thread held at that moment (the
+/// allocator's under AddressSanitizer, whose allocator is not fork-aware in GCC 12; any library's)
+/// stays locked in the copy for ever. A copy found waiting on such a lock (in futex(), sleeping,
+/// no CPU time used for 0.3 s: with one thread nothing can wake it) is killed and made again, up
+/// to kMaxDeadlockedCopies times, within the same `limit`; after that the caller reads in-process.
+/// `copiesMade`, when given, receives how many copies were made.
+std::string readInChildFirst(const std::function<void()>& read, std::chrono::milliseconds limit,
+                             int* copiesMade = nullptr);
+
+/// How many deadlocked copies readInChildFirst makes before it gives up the check.
+inline constexpr int kMaxDeadlockedCopies = 8;
 
 /// The time a file `fileBytes` long may take to be read in the copy: 30 s plus 1 s per 10 MB.
 std::chrono::milliseconds trialReadLimit(std::uint64_t fileBytes);
