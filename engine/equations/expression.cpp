@@ -403,7 +403,7 @@ private:
     Token m_tok;
 };
 
-void write(std::ostringstream& os, const ExprPtr& e, int parentPrecedence);
+void write(std::ostringstream& os, const ExprPtr& e, int parentPrecedence, const NameText* nameText);
 
 int precedence(const Expr& e)
 {
@@ -443,7 +443,7 @@ const char* symbol(Op op)
     }
 }
 
-void write(std::ostringstream& os, const ExprPtr& e, int parentPrecedence)
+void write(std::ostringstream& os, const ExprPtr& e, int parentPrecedence, const NameText* nameText)
 {
     const int p = precedence(*e);
     const bool paren = p < parentPrecedence;
@@ -458,26 +458,31 @@ void write(std::ostringstream& os, const ExprPtr& e, int parentPrecedence)
         os << num.str();
         break;
     }
-    case NodeKind::Name:
-        os << e->name;
+    case NodeKind::Name: {
+        std::optional<std::string> replaced;
+        if (nameText != nullptr && *nameText) {
+            replaced = (*nameText)(e->name);
+        }
+        os << (replaced ? *replaced : e->name);
         break;
+    }
     case NodeKind::Call:
         os << e->name << '(';
         for (std::size_t i = 0; i < e->args.size(); ++i) {
             os << (i == 0 ? "" : ", ");
-            write(os, e->args[i], 0);
+            write(os, e->args[i], 0, nameText);
         }
         os << ')';
         break;
     case NodeKind::Unary:
         os << (e->op == Op::Neg ? "-" : "not ");
-        write(os, e->args[0], p);
+        write(os, e->args[0], p, nameText);
         break;
     case NodeKind::Binary:
         // Left-associative operators need parentheses on an equal-precedence right operand.
-        write(os, e->args[0], e->op == Op::Pow ? p + 1 : p);
+        write(os, e->args[0], e->op == Op::Pow ? p + 1 : p, nameText);
         os << symbol(e->op);
-        write(os, e->args[1], e->op == Op::Pow ? p : p + 1);
+        write(os, e->args[1], e->op == Op::Pow ? p : p + 1, nameText);
         break;
     }
     if (paren) {
@@ -496,7 +501,14 @@ ExprPtr parseExpression(const TextSpan& span)
 std::string toString(const ExprPtr& e)
 {
     std::ostringstream os;
-    write(os, e, 0);
+    write(os, e, 0, nullptr);
+    return os.str();
+}
+
+std::string toString(const ExprPtr& e, const NameText& nameText)
+{
+    std::ostringstream os;
+    write(os, e, 0, &nameText);
     return os.str();
 }
 

@@ -6,7 +6,9 @@
 
 #include "engine/tensor/error.hpp"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,13 @@ std::string locate(const std::string& text, int position);
 
 /// The expression written back in the language (fully parenthesised where needed).
 std::string toString(const ExprPtr& e);
+
+/// What a name is written as instead of itself (nullopt: the name); see toString below.
+using NameText = std::function<std::optional<std::string>(const std::string& name)>;
+
+/// toString with names rewritten by `nameText` (a value put in place of a symbol: "(-65)"; the
+/// replacement is written as given, so a negative number should bring its parentheses).
+std::string toString(const ExprPtr& e, const NameText& nameText);
 
 /// Whether name `n` occurs in `e`.
 bool mentions(const ExprPtr& e, const std::string& n);
