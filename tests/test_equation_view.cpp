@@ -266,7 +266,7 @@ private Q_SLOTS:
         QVERIFY2(w.openModel(QStringLiteral(":/examples/lif_current_step.json"), &error), qPrintable(error));
         QVERIFY(w.selectModule(QStringLiteral("lif")));
         EquationView* view = w.equationsView();
-        auto* equationsDock = qobject_cast<QDockWidget*>(view->parentWidget());
+        auto* equationsDock = w.findChild<QDockWidget*>(QStringLiteral("equationsDock"));
         QVERIFY(equationsDock != nullptr);
         // The family filter hides the row: the click shows it anyway.
         w.inspector()->setFamilyFilter(QStringLiteral("taus"));

@@ -59,6 +59,7 @@ private slots:
         }
         QVERIFY(std::fabs(sum - *line.value) <= 1e-9 * std::fabs(*line.value));
         QVERIFY(line.unknown.empty());
+        QCOMPARE(line.valuesPutIn, 5);
     }
 
     void derivativeIsTheRateTheEngineSteps()
@@ -144,6 +145,27 @@ private slots:
             QVERIFY2(!line.parsed, text);
             QVERIFY2(!line.value.has_value(), text);
         }
+    }
+
+    void siQuantitiesArePutInWithTheirUnit()
+    {
+        QCOMPARE(QString::fromStdString(*quantityText(-0.06532, "volt")), QString("-65.32*mV"));
+        QCOMPARE(QString::fromStdString(*quantityText(0.02, "s")), QString("20*ms"));
+        QCOMPARE(QString::fromStdString(*quantityText(2e-10, "farad")), QString("200*pF"));
+        QCOMPARE(QString::fromStdString(*quantityText(1.0, "second")), QString("1*second"));
+        QCOMPARE(QString::fromStdString(*quantityText(0.0, "volt")), QString("0*volt"));
+        QCOMPARE(QString::fromStdString(*quantityText(5e-3, "siemens")), QString("5*mS"));
+        QVERIFY(!quantityText(3.0, "mV").has_value());  // a module's own unit: a plain number
+        QVERIFY(!quantityText(3.0, "").has_value());
+        // The substituted line reads as the same SI values: evaluating it again gives the value.
+        const std::map<std::string, double> values{{"v", -0.06532}, {"u", -0.006397}, {"a", 0.02}, {"b", 0.2}};
+        const UnitsLookup units = [](const std::string& name) {
+            return name == "v" || name == "u" ? std::string("volt") : std::string();
+        };
+        const LineValues line = evaluateLine("du/dt = a*(b*v - u) / ms", lookupIn(values), units);
+        QCOMPARE(QString::fromStdString(line.substituted), QString("0.02*(0.2*(-65.32*mV) - (-6.397*mV))/ms"));
+        const LineValues again = evaluateLine("x = " + line.substituted, lookupIn({}));
+        QVERIFY(std::fabs(*again.value - *line.value) <= 1e-12 * std::fabs(*line.value));
     }
 
     void numbersAreShort()

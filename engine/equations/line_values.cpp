@@ -233,7 +233,51 @@ std::string shortNumber(double v)
     return buffer;
 }
 
-LineValues evaluateLine(const std::string& line, const ValueLookup& valueOf)
+std::optional<std::string> quantityText(double value, const std::string& units)
+{
+    struct Base {
+        const char* longName;
+        const char* shortName;
+    };
+    static const std::vector<std::pair<std::vector<std::string>, Base>> bases{
+        {{"volt", "V"}, {"volt", "V"}},       {{"second", "s"}, {"second", "s"}},
+        {{"amp", "A", "ampere"}, {"amp", "A"}}, {{"siemens", "S"}, {"siemens", "S"}},
+        {{"farad", "F"}, {"farad", "F"}},     {{"ohm"}, {"ohm", "ohm"}},
+        {{"hertz", "Hz"}, {"hertz", "Hz"}},
+    };
+    const Base* base = nullptr;
+    for (const auto& [names, b] : bases) {
+        if (std::find(names.begin(), names.end(), units) != names.end()) {
+            base = &b;
+        }
+    }
+    if (base == nullptr || !std::isfinite(value)) {
+        return std::nullopt;
+    }
+    static const std::vector<std::pair<const char*, double>> prefixes{
+        {"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1.0}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}};
+    const double magnitude = std::fabs(value);
+    std::pair<const char*, double> chosen{"", 1.0};
+    if (magnitude != 0.0) {
+        chosen = prefixes.back();
+        for (const auto& p : prefixes) {
+            if (magnitude >= p.second * (1.0 - 1e-12)) {
+                chosen = p;
+                break;
+            }
+        }
+    }
+    // The short form where the language knows it with this prefix ("mV", "pF", "Hz"), else the
+    // long one ("msecond", "volt").
+    std::string name = std::string(chosen.first) + base->shortName;
+    const std::optional<Quantity> known = namedUnit(name);
+    if (!known || std::fabs(known->value - chosen.second) > 1e-9 * chosen.second) {
+        name = std::string(chosen.first) + base->longName;
+    }
+    return shortNumber(value / chosen.second) + "*" + name;
+}
+
+LineValues evaluateLine(const std::string& line, const ValueLookup& valueOf, const UnitsLookup& unitsOf)
 {
     LineValues out;
     std::string text = line.substr(0, line.find('#'));
@@ -276,6 +320,12 @@ LineValues evaluateLine(const std::string& line, const ValueLookup& valueOf)
         const std::optional<double> v = valueOf ? valueOf(name) : std::nullopt;
         if (!v) {
             return std::nullopt;
+        }
+        ++out.valuesPutIn;
+        if (unitsOf) {
+            if (const std::optional<std::string> quantity = quantityText(*v, unitsOf(name))) {
+                return "(" + *quantity + ")";
+            }
         }
         const std::string number = shortNumber(*v);
         return *v < 0.0 ? "(" + number + ")" : number;

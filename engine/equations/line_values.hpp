@@ -46,11 +46,23 @@ struct LineValues {
     std::optional<double> value;    ///< the right-hand side's value
     std::vector<TermValue> terms;   ///< two or more when the right-hand side is a sum
     std::vector<std::string> unknown;  ///< names without a value, in order of appearance
+    int valuesPutIn = 0;            ///< names replaced by a value in `substituted`
 };
 
+/// The units of a name ("volt", "s", "mV"; "" for none or unknown): how a value put in is written.
+using UnitsLookup = std::function<std::string(const std::string& name)>;
+
 /// Evaluates `line` (without its "# note"; a ": unit (flags)" part is ignored too) under
-/// `valueOf`. Unit names not given a value by `valueOf` count as their SI size.
-LineValues evaluateLine(const std::string& line, const ValueLookup& valueOf);
+/// `valueOf`. Unit names not given a value by `valueOf` count as their SI size. A name whose
+/// `unitsOf` is an SI unit (quantityText) is put in with a prefixed unit, "(-65.32*mV)", which the
+/// line's language reads as the same SI value; any other is put in as a plain number.
+LineValues evaluateLine(const std::string& line, const ValueLookup& valueOf, const UnitsLookup& unitsOf = {});
+
+/// `value` [SI] of an SI unit `units` ("volt" or "V", "second" or "s", "amp", "siemens",
+/// "farad", "ohm", "hertz") written with the prefix that puts it in [1, 1000), as the equation
+/// language writes it: -0.06532 volt "-65.32*mV", 0.02 s "20*ms", 2e-10 farad "200*pF"; nullopt
+/// for other units.
+std::optional<std::string> quantityText(double value, const std::string& units);
 
 /// A number as the substituted text shows it: up to 4 significant digits, no trailing zeros,
 /// exponent form only outside [1e-4, 1e6) ("-65", "0.3679", "2.5e-07").

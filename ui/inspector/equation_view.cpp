@@ -5,11 +5,15 @@
 
 #include "ui/inspector/equation_text.hpp"
 
+#include "engine/equations/line_values.hpp"
+
 #include <QColor>
 #include <QHelpEvent>
+#include <QScrollBar>
 #include <QTextDocument>
 #include <QToolTip>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -129,9 +133,85 @@ void EquationView::showEquations(const engine::ModelEquations& equations)
     render(m_shown);
 }
 
+void EquationView::setValues(std::optional<EquationValues> values)
+{
+    m_values = std::move(values);
+    if (m_hasEquations) {
+        render(m_shown);
+    } else {
+        m_valueLines.clear();
+    }
+}
+
+QString EquationView::valuesHtml(const engine::EquationLine& line, const EquationValues& values, const QString& colour)
+{
+    namespace eq = engine::equations;
+    const eq::LineValues v = eq::evaluateLine(
+        line.text,
+        [&values](const std::string& name) -> std::optional<double> {
+            const auto it = values.values.find(name);
+            return it == values.values.end() ? std::nullopt : std::optional<double>(it->second);
+        },
+        [&values](const std::string& name) {
+            const auto it = values.units.find(name);
+            return it == values.units.end() ? std::string() : it->second;
+        });
+    if (!v.parsed) {
+        return {};
+    }
+    // Only a line with something put in says more than the line itself.
+    if (v.valuesPutIn == 0 && !v.value) {
+        return {};
+    }
+    // The result in the target's units: a state's rate of change per second for "dX/dt".
+    const bool derivative = v.target.size() > 4 && v.target.front() == 'd' && v.target.ends_with("/dt");
+    const std::string targetName = derivative ? v.target.substr(1, v.target.size() - 4) : v.target;
+    const auto unitsIt = values.units.find(targetName);
+    const std::string units = unitsIt == values.units.end() ? std::string() : unitsIt->second;
+    const auto withUnits = [&](double x) {
+        QString text;
+        if (const std::optional<std::string> q = eq::quantityText(x, units)) {
+            text = QString::fromStdString(*q).replace(QLatin1Char('*'), QLatin1Char(' '));
+        } else {
+            text = QString::fromStdString(eq::shortNumber(x));
+            if (!units.empty()) {
+                text += QLatin1Char(' ') + QString::fromStdString(units);
+            }
+        }
+        if (derivative) {
+            text += units.empty() ? QStringLiteral(" /s") : QStringLiteral("/s");
+        }
+        return text;
+    };
+    QString plain = QString::fromStdString(v.target.empty() ? std::string() : v.target + " " + v.op + " ") +
+                    QString::fromStdString(v.substituted);
+    if (v.value) {
+        plain += v.condition ? (*v.value != 0.0 ? tr("  → true") : tr("  → false"))
+                             : QStringLiteral(" = ") + withUnits(*v.value);
+    } else if (!v.unknown.empty()) {
+        plain += tr("  (no value for %1)").arg(QString::fromStdString(v.unknown.front()));
+    }
+    m_valueLines << plain;
+    QString html = QStringLiteral("<br><span style=\"color:%1; font-family:monospace;\">%2</span>")
+                       .arg(colour, plain.toHtmlEscaped());
+    if (!v.terms.empty()) {
+        QStringList terms;
+        for (const eq::TermValue& term : v.terms) {
+            terms << QString::fromStdString(term.text) + QStringLiteral(" = ") +
+                         (term.value ? withUnits(*term.value) : QStringLiteral("?"));
+        }
+        const QString termText = tr("terms: %1").arg(terms.join(QStringLiteral(";  ")));
+        m_valueLines << termText;
+        html += QStringLiteral("<br><span style=\"color:%1; font-family:monospace;\">%2</span>")
+                    .arg(colour, termText.toHtmlEscaped());
+    }
+    return html;
+}
+
 void EquationView::showMessage(const QString& text)
 {
     m_hasEquations = false;
+    m_valueLines.clear();
     m_shown = {};
     m_linked.clear();
     m_where.clear();
@@ -143,6 +223,25 @@ void EquationView::render(const engine::ModelEquations& equations)
     const engine::Module* m = module();
     m_linked.clear();
     m_where.clear();
+    m_valueLines.clear();
+    // The definitions first ("alpha = exp(-dt / tau_mem)"): the lines that use them evaluate too.
+    // The first definition of a name that evaluates wins (LIF defines alpha per leak mode).
+    std::optional<EquationValues> values = m_values;
+    if (values) {
+        for (const engine::EquationLine& line : equations.lines) {
+            if (line.role != engine::EquationRole::Definition || !applies(line, m)) {
+                continue;
+            }
+            const auto v = engine::equations::evaluateLine(line.text, [&values](const std::string& name) -> std::optional<double> {
+                const auto it = values->values.find(name);
+                return it == values->values.end() ? std::nullopt : std::optional<double>(it->second);
+            });
+            if (v.value && !v.target.empty() && v.op == "=" && values->values.count(v.target) == 0) {
+                values->values.emplace(v.target, *v.value);
+            }
+        }
+    }
+    const int scrolled = verticalScrollBar()->value();
     const SymbolLinkTest isLink = [m](const QString& name) {
         return m != nullptr && m->hasAttribute(name.toStdString());
     };
@@ -157,6 +256,8 @@ void EquationView::render(const engine::ModelEquations& equations)
     const QString mathStyle = QStringLiteral("font-family:'DejaVu Serif','Cambria Math','Times New Roman',serif; "
                                              "font-size:%1pt;")
                                   .arg(font().pointSizeF() * 1.15, 0, 'f', 1);
+    // The values in the palette's link colour, told apart from the notes.
+    const QString valueColour = palette().color(QPalette::Link).name();
     const QString lineStyle = QStringLiteral("margin-left:12px; margin-top:3px; margin-bottom:3px;");
     const QString headingStyle = QStringLiteral("margin-top:10px; margin-bottom:2px;");
 
@@ -177,6 +278,9 @@ void EquationView::render(const engine::ModelEquations& equations)
             body += QStringLiteral("<p style=\"%1\"><span style=\"%2\">%3</span>").arg(lineStyle, mathStyle, r.math);
             if (!r.note.isEmpty()) {
                 body += QStringLiteral("<br><span style=\"color:%1;\">%2</span>").arg(grey, r.note);
+            }
+            if (values) {
+                body += valuesHtml(line, *values, valueColour);
             }
             body += QStringLiteral("</p>");
         }
@@ -213,6 +317,7 @@ void EquationView::render(const engine::ModelEquations& equations)
                     .arg(grey, tr("Click a linked symbol to edit it in the Inspector.").toHtmlEscaped());
     }
     setHtml(html);
+    verticalScrollBar()->setValue(scrolled);  // live values re-render several times a second
 }
 
 QString EquationView::meaningOf(const QString& symbol, const engine::ModelEquations& equations) const

@@ -7,6 +7,12 @@
 // attribute's doc, unit and current value, and clicking it emits symbolActivated (the main
 // window shows that Inspector row). Text wraps to the widget's width: no sideways scrolling.
 //
+// Values (setValues): with one neuron's values given, each line that evaluates
+// (engine::equations::evaluateLine) gets a second line with the values substituted and the
+// result ("= ((-49) - (-60) + 3)/0.02 = 700"), and a line of its terms when the right-hand side is
+// a sum (leak and each input); the "with" definitions (alpha = exp(-dt / tau_mem)) are evaluated
+// first, so the lines that use them evaluate too. Re-rendering keeps the scroll position.
+//
 // Owns: its QTextDocument. Holds the GraphDocument weakly (QPointer) and the node by id, and
 // reads the module only while rendering or answering a tooltip. Thread: GUI thread only.
 #pragma once
@@ -16,11 +22,23 @@
 #include "engine/io/module_factory.hpp"
 
 #include <QPointer>
+#include <map>
+#include <optional>
+#include <string>
 #include <QString>
 #include <QStringList>
 #include <QTextBrowser>
 
 namespace spike::ui {
+
+/// One neuron's values for the equation lines: attribute and state values by name (in the
+/// module's stored units), dt and t, and their units ("volt", "s", "mV"; a value in an SI unit
+/// is put in with a prefixed unit, engine::equations::quantityText).
+struct EquationValues {
+    std::map<std::string, double> values;
+    std::map<std::string, std::string> units;
+    bool operator==(const EquationValues&) const = default;
+};
 
 /// The equations of the selected module; see the file comment.
 class EquationView : public QTextBrowser {
@@ -39,6 +57,12 @@ public:
     /// Shows `equations` (any Brian2-style text, e.g. typed by a user) with the symbols linked
     /// to the attributes of the node shown (showNode()), if any.
     void showEquations(const engine::ModelEquations& equations);
+
+    /// Shows each line with `values` substituted (see the file comment); nullopt shows the
+    /// equations alone.
+    void setValues(std::optional<EquationValues> values);
+    /// The value lines shown, as plain text, in order ("dv/dt = ... = 575"); empty without values.
+    QStringList valueLines() const { return m_valueLines; }
 
     /// The attribute names shown as links, in order of first appearance.
     QStringList linkedSymbols() const { return m_linked; }
@@ -65,11 +89,16 @@ private:
     void showMessage(const QString& text);
     /// What the "where" list says about `symbol` ("" when nothing is known about it).
     QString meaningOf(const QString& symbol, const engine::ModelEquations& equations) const;
+    /// The rich text shown under `line` with m_values put in ("" when the line has no values);
+    /// appends its plain text to m_valueLines.
+    QString valuesHtml(const engine::EquationLine& line, const EquationValues& values, const QString& colour);
 
     QPointer<GraphDocument> m_doc;
     NodeId m_node;
     engine::ModelEquations m_shown;  ///< what is shown, re-rendered when the palette changes
     bool m_hasEquations = false;
+    std::optional<EquationValues> m_values;
+    QStringList m_valueLines;
     QStringList m_linked;
     QStringList m_where;
 };

@@ -289,9 +289,9 @@ double RunSession::timeStep() const
     return m_live ? m_live->timeStep() : m_doc.root().timeStep();
 }
 
-bool RunSession::readStates(const QString& path, RunStates* out) const
+bool RunSession::readStates(const QString& path, RunStates* out, bool whileRunning) const
 {
-    return m_live && !m_live->isRunning() && m_live->readStates(path, out);
+    return m_live && (whileRunning || !m_live->isRunning()) && m_live->readStates(path, out);
 }
 
 QString RunSession::editRefusal(const engine::AttributeSpec& spec) const

@@ -82,8 +82,9 @@ public:
     /// [s] the run's time step, or the document's without a run.
     double timeStep() const;
     /// The running copy's States of module `path` when a run exists and is paused (see
-    /// LiveRun::readStates()); false otherwise.
-    bool readStates(const QString& path, RunStates* out) const;
+    /// LiveRun::readStates()); false otherwise. With `whileRunning` also during a run: the
+    /// worker answers between two chunks (at most one chunk, 8 ms, of waiting on this thread).
+    bool readStates(const QString& path, RunStates* out, bool whileRunning = false) const;
     /// Why `spec` cannot be edited now ("" when it can): attributes that need a rebuild are
     /// refused while running (the inspector's edit gate).
     QString editRefusal(const engine::AttributeSpec& spec) const;

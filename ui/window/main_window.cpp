@@ -7,6 +7,7 @@
 #include "ui/editor/graph_breadcrumb.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
+#include "ui/inspector/equation_panel.hpp"
 #include "ui/inspector/equation_view.hpp"
 #include "ui/inspector/connection_panel.hpp"
 #include "ui/inspector/inspector.hpp"
@@ -19,6 +20,7 @@
 
 #include "engine/io/module_factory.hpp"
 
+#include <QTimer>
 #include <QDir>
 #include <QDockWidget>
 #include <QInputDialog>
@@ -241,14 +243,27 @@ void MainWindow::buildDocks()
 
     // The selected model's equations for users, from the registry; a symbol clicked there
     // shows its Inspector row.
-    m_equations = new EquationView;
+    m_equationPanel = new EquationPanel;
+    m_equations = m_equationPanel->view();
     m_equations->setGraphDocument(m_doc);
     connect(m_equations, &EquationView::symbolActivated, this, [this](const QString& name) {
         m_attributesDock->show();
         m_attributesDock->raise();
         m_inspector->focusRow(name);
     });
-    m_equationsDock = dock(tr("Equations"), QStringLiteral("equationsDock"), m_equations, Qt::RightDockWidgetArea);
+    m_equationsDock = dock(tr("Equations"), QStringLiteral("equationsDock"), m_equationPanel, Qt::RightDockWidgetArea);
+    // The values follow the run four times a second while the tab shows (a tabbed dock's
+    // hidden tab has an empty visible region), and at once when the neuron or the module
+    // changes.
+    m_equationTimer = new QTimer(this);
+    m_equationTimer->setInterval(250);
+    connect(m_equationTimer, &QTimer::timeout, this, [this] {
+        if (!m_equations->visibleRegion().isEmpty()) {
+            refreshEquationValues();
+        }
+    });
+    connect(m_equationPanel, &EquationPanel::valuesWanted, this, &MainWindow::refreshEquationValues);
+    m_equationTimer->start();
     tabifyDockWidget(m_attributesDock, m_equationsDock);
     m_attributesDock->raise();
 }
@@ -348,6 +363,7 @@ void MainWindow::showConnection(ConnectionId id)
     // The Equations tab shows the projection's delivery rule (nothing for an identity wire).
     const engine::Module* projection = m_doc->module(info->projection);
     m_equations->showNode(info->projection);
+    refreshEquationValues();
     m_equationsDock->setWindowTitle(projection != nullptr
                                         ? tr("Equations — %1").arg(QString::fromStdString(projection->className()))
                                         : tr("Equations"));
@@ -362,6 +378,7 @@ void MainWindow::showInInspector(NodeId id)
     m_inspector->showNode(m_inspected);
     refreshRunStates();
     m_equations->showNode(m_inspected);
+    refreshEquationValues();
     m_equationsDock->setWindowTitle(module != nullptr
                                         ? tr("Equations — %1").arg(QString::fromStdString(module->className()))
                                         : tr("Equations"));

@@ -56,6 +56,7 @@ namespace spike::ui {
 class ConnectionPanel;
 class DocumentFile;
 class DocumentTree;
+class EquationPanel;
 class EquationView;
 class GraphBreadcrumb;
 class GraphCanvas;
@@ -162,6 +163,8 @@ public:
     /// The "Equations" dock (tabbed with the Inspector): the selected model's equations, its
     /// symbols linked to the Inspector's rows.
     EquationView* equationsView() const { return m_equations; }
+    /// The Equations tab: the view and its neuron / values row.
+    EquationPanel* equationPanel() const { return m_equationPanel; }
     /// The toolbar's time step [ms] (the dt of every module that has one).
     QDoubleSpinBox* timeStepSpinBox() const { return m_dt; }
     /// The toolbar's backend choice (CPU, CUDA; CUDA disabled with the reason without a device).
@@ -312,6 +315,9 @@ private:
     /// The inspector's States group: the paused run's values of the inspected module, or a
     /// note that they are the initial ones while it runs, or the model's without a run.
     void refreshRunStates();
+    /// Fills the Equations tab's values: the running copy's (paused or running) for the module
+    /// shown, else the document's; called on a timer while the tab is visible.
+    void refreshEquationValues();
     /// The run ended: plot requests lose their traces, the plots show `reason`.
     void onRunDropped(const QString& reason);
     // main_window_plots.cpp
@@ -413,6 +419,8 @@ private:
     QDockWidget* m_attributesDock = nullptr;
     QDockWidget* m_equationsDock = nullptr;
     EquationView* m_equations = nullptr;
+    EquationPanel* m_equationPanel = nullptr;
+    QTimer* m_equationTimer = nullptr;  ///< refreshes the values while the Equations tab shows
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
     QAction* m_runAction = nullptr;

@@ -6,6 +6,7 @@
 #include "ui/document/document_file.hpp"
 #include "ui/document/off_thread.hpp"
 #include "ui/document/graph_commands.hpp"
+#include "ui/inspector/equation_panel.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/run/live_run.hpp"
 #include "ui/run/run_session.hpp"
@@ -189,6 +190,31 @@ void MainWindow::refreshRunStates()
                                tr("The paused simulation's values at %1. Editing one changes it in the simulation "
                                   "and as the model's initial value; Reset returns to the initial values")
                                    .arg(when));
+}
+
+void MainWindow::refreshEquationValues()
+{
+    const NodeId shown = m_equations->node();
+    const engine::Module* module = m_doc->module(shown);
+    if (module == nullptr || !m_equationPanel->valuesShown()) {
+        m_equationPanel->setNeuronCount(module != nullptr ? neuronCountOf(*module) : 0);
+        m_equationPanel->showValues(std::nullopt, {});
+        return;
+    }
+    m_equationPanel->setNeuronCount(neuronCountOf(*module));
+    const std::int64_t neuron = m_equationPanel->neuron();
+    RunStates states;
+    if (run() != nullptr && m_session->readStates(QString::fromStdString(m_doc->path(shown)), &states, true)) {
+        const double t = static_cast<double>(states.step) * m_session->timeStep();
+        const QString when = m_dt->isEnabled()
+                                 ? tr("t = %1 ms").arg(QLocale().toString(t * 1e3, 'f', 1))
+                                 : tr("step %L1").arg(states.step);
+        m_equationPanel->showValues(equationValuesOf(*module, &states.values, neuron, t),
+                                    m_session->isRunning() ? tr("%1, running").arg(when) : tr("%1, paused").arg(when));
+        return;
+    }
+    m_equationPanel->showValues(equationValuesOf(*module, nullptr, neuron, 0.0),
+                                tr("The model's initial values: Run or Step to follow the simulation"));
 }
 
 QString MainWindow::rateText(double stepsPerSecond, double dtS)
