@@ -251,6 +251,17 @@ DynamicsOutput DynamicsNetwork::forwardDynamics(const Tensor& stateActionEncodin
     return run(stateActionEncoding, &h0, &c0);
 }
 
+std::vector<FlowStep> DynamicsNetwork::dataFlow() const
+{
+    return {{"conv", "norm_common"},
+            {"norm_common", "resblocks", "+ state, activation"},
+            {"resblocks", "conv1x1_reward", "next_latent_state"},
+            {"conv1x1_reward", "norm_reward"},
+            {"norm_reward", "lstm", "activation, flatten"},
+            {"lstm", "norm_value_prefix", "out[0]"},
+            {"norm_value_prefix", "fc_reward_head", "activation"}};
+}
+
 Tensor DynamicsNetwork::forward(const Tensor& stateActionEncoding)
 {
     return run(stateActionEncoding, nullptr, nullptr).nextLatentState;

@@ -79,6 +79,11 @@ public:
     std::string className() const override { return "DynamicsNetwork"; }
     nlohmann::json config() const override;
     std::vector<std::string> recordableSignals() const override { return {"value_prefix"}; }
+    /// The computation of the file comment as arrows between the children: conv -> norm_common
+    /// -> resblocks ("+ state, activation") -> conv1x1_reward ("next_latent_state") ->
+    /// norm_reward -> lstm ("activation, flatten") -> norm_value_prefix ("out[0]") ->
+    /// fc_reward_head ("activation"). The shared activation child is applied on three of them.
+    std::vector<FlowStep> dataFlow() const override;
     /// "dynamic_mean" (getDynamicMean()) and "reward_mean" (getRewardMean()).
     std::vector<ModuleStatistic> statistics() const override;
     /// A GenericRunner that also offers "value_prefix" (output_support_size values per step)

@@ -48,6 +48,8 @@ public:
 
     /// The torch call: the children's forward() in order, with hooks.
     Tensor forward(const Tensor& input) override;
+    /// Each child into the next (Linear, norm, activation, ..., the last Linear).
+    std::vector<FlowStep> dataFlow() const override { return chainFlow(); }
 
     std::int64_t layerNum() const { return m_layerNum; }
     const MlpOptions& options() const { return m_options; }

@@ -136,6 +136,17 @@ std::unique_ptr<Module> ResBlock::fromConfig(const nlohmann::json& config)
     }
 }
 
+std::vector<FlowStep> ResBlock::dataFlow() const
+{
+    if (m_options.resType == "downsample") {
+        return {{"conv1", "conv2"}, {"conv2", "act", "+ conv3(x)"}, {"conv3", "act", "identity path"}};
+    }
+    if (m_options.resType == "bottleneck") {
+        return {{"conv1", "conv2"}, {"conv2", "conv3"}, {"conv3", "act", "+ x (residual)"}};
+    }
+    return {{"conv1", "conv2"}, {"conv2", "act", "+ x (residual)"}};
+}
+
 Tensor ResBlock::forward(const Tensor& input)
 {
     if (input.rank() != 4 || input.dim(1) != m_in) {

@@ -52,6 +52,9 @@ public:
 
     /// The torch call on (N, C, H, W), with hooks; the norms follow train()/eval().
     Tensor forward(const Tensor& input) override;
+    /// conv1 -> conv2 (-> conv3) -> act "+ x (residual)"; downsample: conv1 -> conv2 -> act
+    /// "+ conv3(x)" and conv3 -> act "identity path".
+    std::vector<FlowStep> dataFlow() const override;
 
     std::int64_t inChannels() const { return m_in; }
     const ResBlockOptions& options() const { return m_options; }

@@ -359,6 +359,21 @@ std::vector<ModuleStatistic> Module::statistics() const
     return {};
 }
 
+std::vector<FlowStep> Module::dataFlow() const
+{
+    return {};
+}
+
+std::vector<FlowStep> Module::chainFlow() const
+{
+    std::vector<FlowStep> flow;
+    const auto children = namedChildren();
+    for (std::size_t i = 1; i < children.size(); ++i) {
+        flow.push_back({children[i - 1].first, children[i].first});
+    }
+    return flow;
+}
+
 double Module::timeStep() const
 {
     const int dtSlot = findSlot("dt");

@@ -98,6 +98,15 @@ struct ModuleStatistic {
     double value = 0.0;
 };
 
+/// One arrow of a container's forward computation between two of its children (names as in
+/// getSubmodule of the container), for viewers that draw the computation as wires: "conv" ->
+/// "norm_common", with what happens on the way ("+ state, activation"; "" for nothing).
+struct FlowStep {
+    std::string from;
+    std::string to;
+    std::string label = {};
+};
+
 /// Collects the time series a module records during one evolve() call.
 class Recorder {
 public:
@@ -242,6 +251,13 @@ public:
     /// Named summary statistics of this module's current attributes (and its descendants'), in
     /// display order. Default: none.
     virtual std::vector<ModuleStatistic> statistics() const;
+    /// How data flows between this container's children in its forward computation, in the
+    /// order it runs (a Sequential: each child into the next; a ResBlock: conv1 -> conv2 -> act
+    /// "+ x (residual)"). Default: none (a Network's connections are its own wires; a leaf has no
+    /// children).
+    virtual std::vector<FlowStep> dataFlow() const;
+    /// Each child into the next, in order (what a Sequential or an MLP computes).
+    std::vector<FlowStep> chainFlow() const;
     /// Signals this module can record during evolve() (e.g. "vmem", "spikes").
     virtual std::vector<std::string> recordableSignals() const;
     /// What sets State `state`, for a message about it (a NaN found there): an equation-defined

@@ -26,6 +26,8 @@ public:
     /// The torch call: child_n(...child_0(x)) through each child's own forward() (and hooks),
     /// inside this module's hooks. Throws Error when empty.
     Tensor forward(const Tensor& input) override;
+    /// Each child into the next.
+    std::vector<FlowStep> dataFlow() const override { return chainFlow(); }
 
 protected:
     Tensor evolveImpl(const TensorView& input, const Recorder& recorder) override;

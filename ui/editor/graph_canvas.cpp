@@ -9,6 +9,7 @@
 #include "ui/editor/graph_wire_item.hpp"
 
 #include <QGraphicsPathItem>
+#include <QGraphicsSimpleTextItem>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
@@ -369,39 +370,74 @@ void GraphCanvas::routeWiresOf(GraphNodeItem* node)
 
 void GraphCanvas::routeFlow()
 {
-    const bool sequential = !isEditable() && m_doc->nodeData(m_network, NodeRole::Type).toString() == QLatin1String("Sequential");
-    const std::vector<NodeId> shown = sequential ? shownNodes() : std::vector<NodeId>{};
-    const std::size_t arrows = shown.empty() ? 0 : shown.size() - 1;
-    while (m_flow.size() > arrows) {
-        delete m_flow.back();
+    const std::vector<FlowArrow> arrows = flowArrows();
+    while (m_flow.size() > arrows.size()) {
+        delete m_flow.back();  // its label is a child item
         m_flow.pop_back();
     }
     const QPen pen(QColor(0x6b, 0x72, 0x80), 1.6, Qt::DashLine);
-    while (m_flow.size() < arrows) {
+    while (m_flow.size() < arrows.size()) {
         QGraphicsPathItem* arrow = scene()->addPath(QPainterPath(), pen);
         arrow->setZValue(-1.0);
-        arrow->setToolTip(tr("Data flow: a Sequential feeds each child's output to the next child"));
+        auto* label = new QGraphicsSimpleTextItem(arrow);
+        label->setBrush(QColor(0x37, 0x41, 0x51));
+        QFont font = label->font();  // as large as the nodes' titles: read at the same zoom
+        font.setPointSizeF(font.pointSizeF() * 1.3);
+        label->setFont(font);
         m_flow.push_back(arrow);
     }
+    const QString container = m_doc->nodeData(m_network, NodeRole::Type).toString();
+    // From the first port on that side; a node without one (a ModuleList, an MLP whose ports
+    // are its children's) at the middle of its side.
     const auto firstPort = [](const GraphNodeItem* item, bool input, QPointF& out) {
         for (const CanvasPort& port : item->ports()) {
             if (port.input == input) {
                 return item->portScenePos(port.name, input, out);
             }
         }
-        return false;
+        const QRectF box = item->sceneBoundingRect();
+        out = QPointF(input ? box.left() : box.right(), box.center().y());
+        return true;
     };
-    for (std::size_t i = 0; i < arrows; ++i) {
-        const GraphNodeItem* a = nodeItem(shown[i]);
-        const GraphNodeItem* b = nodeItem(shown[i + 1]);
+    for (std::size_t i = 0; i < arrows.size(); ++i) {
+        const GraphNodeItem* a = nodeItem(arrows[i].from);
+        const GraphNodeItem* b = nodeItem(arrows[i].to);
         QPointF from;
         QPointF to;
         const bool ok = a != nullptr && b != nullptr && firstPort(a, false, from) && firstPort(b, true, to);
-        m_flow[i]->setVisible(ok);
-        if (ok) {
-            m_flow[i]->setPath(GraphWireItem::curve(from, to));
+        QGraphicsPathItem* arrow = m_flow[i];
+        arrow->setVisible(ok);
+        if (!ok) {
+            continue;
         }
+        const QPainterPath path = GraphWireItem::curve(from, to);
+        arrow->setPath(path);
+        auto* label = static_cast<QGraphicsSimpleTextItem*>(arrow->childItems().front());
+        label->setText(arrows[i].label);
+        const QRectF box = label->boundingRect();
+        label->setPos(path.pointAtPercent(0.5) - QPointF(box.width() / 2.0, box.height() + 2.0));
+        arrow->setToolTip(arrows[i].label.isEmpty()
+                              ? tr("Data flow of the %1: %2 feeds %3").arg(container, a->name(), b->name())
+                              : tr("Data flow of the %1: %2 feeds %3 (%4)").arg(container, a->name(), b->name(), arrows[i].label));
     }
+}
+
+QStringList GraphCanvas::flowArrowTexts() const
+{
+    QStringList out;
+    for (const FlowArrow& arrow : flowArrows()) {
+        const GraphNodeItem* a = nodeItem(arrow.from);
+        const GraphNodeItem* b = nodeItem(arrow.to);
+        if (a == nullptr || b == nullptr) {
+            continue;
+        }
+        QString text = a->name() + QStringLiteral(" → ") + b->name();
+        if (!arrow.label.isEmpty()) {
+            text += QStringLiteral(": ") + arrow.label;
+        }
+        out << text;
+    }
+    return out;
 }
 
 void GraphCanvas::updateSceneRect()

@@ -10,8 +10,10 @@
 // space + left drag, fitToView() ('F'), rubber-band selection, ctrl-click toggling, a minimap
 // shown while the graph does not fit the view. Double-clicking a node that has children enters
 // it (networkChanged() tells the breadcrumb); a Network is edited there, any other module
-// (Sequential, ResBlock, DynamicsNetwork, ...) shows its children read-only, in child order,
-// with dashed data-flow arrows for a Sequential: their structure comes from the module's own
+// (Sequential, ResBlock, DynamicsNetwork, ...) shows its children read-only, laid out along its
+// forward computation with dashed, labelled data-flow arrows (engine::Module::dataFlow: a
+// Sequential's or an MLP's chain, conv1 -> conv2 -> act "+ x (residual)" in a ResBlock, the
+// whole dynamics step in a DynamicsNetwork): their structure comes from the module's own
 // configuration, so only moving them is allowed there and other edits are refused with the
 // reason. The edit actions of the main window (clipboard, duplicate, group, ungroup, align,
 // auto-layout, adding a module from the palette, also by dropping it) are public slots here,
@@ -163,6 +165,9 @@ public Q_SLOTS:
     /// Layered layout (layeredLayout()) of the selection, or of every node when fewer than
     /// two are selected.
     bool autoLayout();
+    /// The data-flow arrows drawn, "conv → norm_common", "norm_common → resblocks: + state,
+    /// activation", in the container's order (for tests and accessibility).
+    QStringList flowArrowTexts() const;
 
 Q_SIGNALS:
     /// The shown module changed (entering, leaving, a document reset).
@@ -206,7 +211,17 @@ private:
     void clearItems();
     /// The nodes shown: a Network's graph nodes, or another module's children.
     std::vector<NodeId> shownNodes() const;
-    /// Dashed data-flow arrows between consecutive children of a shown Sequential.
+    /// One data-flow arrow of a read-only container (engine::Module::dataFlow), between two of
+    /// the shown nodes.
+    struct FlowArrow {
+        NodeId from;
+        NodeId to;
+        QString label;  ///< what happens on the way ("+ state, activation"), "" for nothing
+    };
+    /// The arrows of the shown container's forward computation: a Sequential's chain, a
+    /// ResBlock's, an MLP's, a DynamicsNetwork's (none for a Network: its wires are its own).
+    std::vector<FlowArrow> flowArrows() const;
+    /// Dashed data-flow arrows (flowArrows()), each with its label at its middle.
     void routeFlow();
     /// Refuses a structural edit in a read-only view; true when refused.
     bool refuseReadOnly(const QString& what);
@@ -265,7 +280,7 @@ private:
     std::map<GraphWireItem*, std::pair<GraphNodeItem*, GraphNodeItem*>> m_wireEnds;
     GraphNodeItem* m_inItem = nullptr;
     GraphNodeItem* m_outItem = nullptr;
-    std::vector<QGraphicsPathItem*> m_flow;  ///< data-flow arrows of a shown Sequential
+    std::vector<QGraphicsPathItem*> m_flow;  ///< data-flow arrows of a read-only container
     GraphMinimap* m_minimap = nullptr;
     /// The view is the one fitToView() left: no zoom or pan since. While it is, a resize fits
     /// again (the window's layouts grow and shrink the canvas).

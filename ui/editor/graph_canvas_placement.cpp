@@ -8,9 +8,33 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace spike::ui {
+
+namespace {
+/// Columns of a read-only container's data-flow layout before it wraps into the next row.
+constexpr int kFlowColumns = 4;
+}  // namespace
+
+std::vector<GraphCanvas::FlowArrow> GraphCanvas::flowArrows() const
+{
+    std::vector<FlowArrow> arrows;
+    const engine::Module* container = isEditable() ? nullptr : m_doc->module(m_network);
+    if (container == nullptr) {
+        return arrows;
+    }
+    const std::string prefix = m_doc->path(m_network);
+    for (const engine::FlowStep& step : container->dataFlow()) {
+        const NodeId from = m_doc->findNode(prefix.empty() ? step.from : prefix + "." + step.from);
+        const NodeId to = m_doc->findNode(prefix.empty() ? step.to : prefix + "." + step.to);
+        if (m_nodes.count(from) != 0 && m_nodes.count(to) != 0) {
+            arrows.push_back({from, to, QString::fromStdString(step.label)});
+        }
+    }
+    return arrows;
+}
 
 std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
 {
@@ -36,10 +60,8 @@ std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
     // Columns: longest path over the wires once the back edges of a depth-first search (in
     // node order) are dropped, so a cycle reads left to right from its first node.
     std::map<NodeId, std::vector<NodeId>> next;
-    if (!isEditable() && m_doc->nodeData(m_network, NodeRole::Type).toString() == QLatin1String("Sequential")) {
-        for (std::size_t i = 1; i < shown.size(); ++i) {
-            next[shown[i - 1]].push_back(shown[i]);
-        }
+    for (const FlowArrow& arrow : flowArrows()) {  // a read-only container's computation
+        next[arrow.from].push_back(arrow.to);
     }
     for (ConnectionId c : m_doc->connections(m_network)) {
         const auto info = m_doc->connection(c);
@@ -106,12 +128,36 @@ std::map<NodeId, QPointF> GraphCanvas::defaultLayout() const
         }
         return out;
     }
+    // Nodes on a wire or an arrow first in their column, the others (a composite's shared
+    // activation) below them.
+    std::set<NodeId> linked;
+    for (const auto& [a, targets] : next) {
+        if (!targets.empty()) {
+            linked.insert(a);
+            linked.insert(targets.begin(), targets.end());
+        }
+    }
+    std::stable_partition(unplaced.begin(), unplaced.end(), [&linked](NodeId id) { return linked.count(id) != 0; });
     std::map<int, double> columnY;
     for (NodeId id : unplaced) {
         const int r = rank[id];
         auto [it, fresh] = columnY.emplace(r, top);
         out[id] = QPointF(r * (GraphNodeItem::kWidth + 6.0 * kGrid), it->second);
         it->second += std::ceil((m_nodes.at(id)->boundingRect().height() + 3.0 * kGrid) / kGrid) * kGrid;
+    }
+    if (!isEditable() && !columnY.empty() && columnY.rbegin()->first >= kFlowColumns) {
+        // A long computation (a DynamicsNetwork's eight steps) in one row would be drawn too small
+        // to read: its columns wrap into rows of kFlowColumns, read like text, a little wider
+        // apart than a network's so that the arrows' labels fit between the nodes.
+        double band = 0.0;
+        for (const auto& [r, bottom] : columnY) {
+            band = std::max(band, bottom - top);
+        }
+        band += 3.0 * kGrid;
+        for (auto& [id, pos] : out) {
+            const int r = rank[id];
+            pos = QPointF((r % kFlowColumns) * (GraphNodeItem::kWidth + 9.0 * kGrid), pos.y() + (r / kFlowColumns) * band);
+        }
     }
     return out;
 }

@@ -60,8 +60,9 @@ EquationValues equationValuesOf(const engine::Module& module, const engine::Attr
     }
     values.values["dt"] = module.timeStep();
     values.values["t"] = time;
-    values.units["dt"] = "s";
-    values.units["t"] = "s";
+    const std::string seconds = "s";
+    values.units.insert_or_assign("dt", seconds);
+    values.units.insert_or_assign("t", seconds);
     return values;
 }
 
