@@ -4,8 +4,9 @@
 // weight summaries over the "weights" family only; and the activation monitor: an MLP's
 // children's pooled outputs equal the children run by hand, a ReLU's fraction of zeros equals
 // the fraction of its input at or below zero, a DynamicsNetwork's shared activation counts its
-// three applications, modules not called are left out, pools start again after take(), and the
-// hooks go with the monitor.
+// three applications, modules not called are left out, pools start again after take(), the
+// histograms hold every value since then up to kActivationKeep (then the newest), and the hooks
+// go with the monitor.
 #include "engine/analysis/layer_statistics.hpp"
 #include "engine/composites/dynamics_network.hpp"
 #include "engine/composites/mlp.hpp"
@@ -65,6 +66,15 @@ void expectSummaryOf(const ValueSummary& s, const std::vector<double>& values)
 std::vector<double> valuesOf(const Tensor& t)
 {
     return std::vector<double>(t.data(), t.data() + t.numel());
+}
+
+double histogramCount(const Histogram& h)
+{
+    double total = 0.0;
+    for (const double c : h.counts) {
+        total += c;
+    }
+    return total;
 }
 
 MlpOptions plainRelu()
@@ -198,7 +208,7 @@ private Q_SLOTS:
         }
         QVERIFY(notPositive > 0 && notPositive < h.numel());
         QCOMPARE(snap.at("1").summary.zeros, notPositive);
-        // The histogram is the latest output's.
+        // The histogram holds the values since the previous take().
         double total = 0.0;
         for (const double c : snap.at("2").histogram.counts) {
             total += c;
@@ -212,6 +222,20 @@ private Q_SLOTS:
         snap = monitor.take();
         QCOMPARE(snap.at("0").calls, std::int64_t{2});
         QCOMPARE(snap.at("0").summary.count, 2 * h.numel());
+        QCOMPARE(histogramCount(snap.at("0").histogram), static_cast<double>(2 * h.numel()));
+
+        // Beyond kActivationKeep values the histogram holds the newest that many.
+        MLP wide(6, 5, 1000, 1, plainRelu());
+        ActivationMonitor wideMonitor(wide);
+        wide.evolve(uniformTensor(Shape{40, 6}, 23, -1.0, 1.0));  // 40,000 values: all kept
+        wide.evolve(uniformTensor(Shape{40, 6}, 24, -1.0, 1.0));  // 80,000: the newest 65,536
+        const auto wideSnap = wideMonitor.take();
+        QCOMPARE(wideSnap.at("0").summary.count, std::int64_t{80000});
+        QCOMPARE(histogramCount(wideSnap.at("0").histogram), static_cast<double>(kActivationKeep));
+        wide.evolve(uniformTensor(Shape{100, 6}, 25, -1.0, 1.0));  // one output over the limit
+        QCOMPARE(histogramCount(wideMonitor.take().at("0").histogram), static_cast<double>(kActivationKeep));
+        wide.evolve(uniformTensor(Shape{2, 6}, 26, -1.0, 1.0));  // after a take(): only the new
+        QCOMPARE(histogramCount(wideMonitor.take().at("0").histogram), 2000.0);
     }
 
     void aSharedActivationPoolsEveryApplication()

@@ -158,6 +158,33 @@ ValueSummary weightSummary(const Module& module)
     return s;
 }
 
+void ActivationMonitor::keepNewest(Entry& e, const float* data, std::int64_t n)
+{
+    if (n >= kActivationKeep) {
+        // The newest kActivationKeep values of this output alone fill the ring.
+        e.ring.resize(static_cast<std::size_t>(kActivationKeep));
+        std::copy(data + (n - kActivationKeep), data + n, e.ring.begin());
+        e.next = 0;
+        e.kept = kActivationKeep;
+        return;
+    }
+    const auto size = static_cast<std::int64_t>(e.ring.size());
+    if (e.kept + n > size && size < kActivationKeep) {
+        // Grow (by doubling) while the values since the previous take() still fit.
+        std::int64_t grown = std::max<std::int64_t>(size, 64);
+        while (grown < e.kept + n && grown < kActivationKeep) {
+            grown *= 2;
+        }
+        e.ring.resize(static_cast<std::size_t>(std::min(grown, kActivationKeep)));
+    }
+    const auto cap = static_cast<std::int64_t>(e.ring.size());
+    for (std::int64_t i = 0; i < n; ++i) {
+        e.ring[static_cast<std::size_t>(e.next)] = data[i];
+        e.next = e.next + 1 == cap ? 0 : e.next + 1;
+    }
+    e.kept = std::min(cap, e.kept + n);
+}
+
 ActivationMonitor::ActivationMonitor(Module& container, std::int64_t bins)
     : m_container(&container), m_bins(bins), m_entries(std::make_shared<std::vector<Entry>>())
 {
@@ -179,11 +206,7 @@ ActivationMonitor::ActivationMonitor(Module& container, std::int64_t bins)
                     if (e.lastShape != output.shape()) {
                         e.lastShape = output.shape();
                     }
-                    if (static_cast<std::int64_t>(e.last.size()) < n) {
-                        e.last.resize(static_cast<std::size_t>(n));
-                    }
-                    std::copy(output.data(), output.data() + n, e.last.begin());
-                    e.lastCount = n;
+                    keepNewest(e, output.data(), n);
                 }
                 return std::nullopt;
             }));
@@ -214,9 +237,11 @@ std::map<std::string, ActivationSnapshot> ActivationMonitor::take()
         s.summary = e.pooled;
         s.calls = e.calls;
         s.lastShape = e.lastShape;
-        s.histogram = valueHistogram(e.last.data(), e.lastCount, m_bins);
+        s.histogram = valueHistogram(e.ring.data(), e.kept, m_bins);
         e.pooled = ValueSummary{};
         e.calls = 0;
+        e.next = 0;
+        e.kept = 0;
     }
     return out;
 }

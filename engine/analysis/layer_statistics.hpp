@@ -9,12 +9,13 @@
 //
 // ActivationMonitor registers a forward hook on a container and on each of its descendants (a
 // DynamicsNetwork and its conv, norm_common, resblocks, resblocks.0.conv1, ...). Every forward
-// call of a watched module adds its output to that module's summary and keeps a copy of it (the
-// buffer grows to the largest output and is reused: no allocation once it has). take() hands
-// out, per module path relative to the container ("" = the container), the summary pooled over
-// every call since the previous take(), the number of calls, and the histogram of the latest
-// output; then starts the next pool. A module applied several times per step (the
-// DynamicsNetwork's one shared `activation`) pools all its applications.
+// call of a watched module adds its output to that module's summary and to a ring of its newest
+// kActivationKeep values (grown by doubling up to that size, then reused: no allocation once it
+// has). take() hands out, per module path relative to the container ("" = the container), the
+// summary pooled over every call since the previous take(), the number of calls, the latest
+// output's shape, and the histogram of the values in the ring (every value since the previous
+// take() while they fit); then starts the next pool. A module applied several times per step
+// (the DynamicsNetwork's one shared `activation`) pools all its applications.
 //
 // Engine only, no Qt. Thread: the monitor (constructor, take(), destructor) belongs to the thread
 // that evolves the container: the hooks run there.
@@ -75,12 +76,15 @@ std::vector<NamedTensor> parameterTensors(const Module& module);
 /// when it has none): what the canvas prints on a layer's node.
 ValueSummary weightSummary(const Module& module);
 
+/// Values per module an ActivationMonitor keeps for its histograms (the newest ones).
+constexpr std::int64_t kActivationKeep = 65536;
+
 /// What ActivationMonitor::take() hands out for one module.
 struct ActivationSnapshot {
     ValueSummary summary;    ///< pooled over every output since the previous take()
     std::int64_t calls = 0;  ///< forward calls since the previous take()
     Shape lastShape;         ///< the latest output's shape
-    Histogram histogram;     ///< of the latest output's values
+    Histogram histogram;     ///< of the values since the previous take() (the newest kActivationKeep)
 };
 
 /// Forward hooks on a container and its descendants; see the file comment.
@@ -101,12 +105,16 @@ public:
     std::map<std::string, ActivationSnapshot> take();
 
 private:
+    struct Entry;
+    /// Puts data[0..n) into e's ring.
+    static void keepNewest(Entry& e, const float* data, std::int64_t n);
     struct Entry {
         ValueSummary pooled;
         std::int64_t calls = 0;
         Shape lastShape;
-        std::vector<float> last;  ///< the latest output; capacity reused
-        std::int64_t lastCount = 0;
+        std::vector<float> ring;  ///< the newest values, at most kActivationKeep; reused
+        std::int64_t next = 0;    ///< where the next value goes in the ring
+        std::int64_t kept = 0;    ///< values in the ring since the previous take()
     };
     const Module* m_container;
     std::int64_t m_bins;

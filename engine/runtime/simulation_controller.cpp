@@ -334,6 +334,14 @@ Status SimulationController::readModel(const std::function<void(const Module&)>&
     });
 }
 
+Status SimulationController::observeModel(const std::function<void(Module&)>& fn)
+{
+    return callOnWorker("observeModel", [this, &fn]() -> Status {
+        fn(*m_model);
+        return Status::success();
+    });
+}
+
 bool SimulationController::waitIdle(std::chrono::milliseconds timeout)
 {
     std::unique_lock<std::mutex> lock(m_queueMutex);

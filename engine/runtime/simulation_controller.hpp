@@ -180,6 +180,12 @@ public:
     /// Runs `fn` on the worker with the tree's stored states up to date (saving, inspecting);
     /// allowed while running (between two chunks); nothing is rebuilt.
     Status readModel(const std::function<void(const Module&)>& fn);
+    /// Runs `fn` on the worker between two chunks with the tree the executor advances, for
+    /// attaching, reading and removing observers that change neither the structure nor any
+    /// attribute (forward hooks: engine/analysis ActivationMonitor); allowed while running;
+    /// nothing is stored or rebuilt. Hooks fire for modules advanced through forwardBatched()
+    /// (layers and the children of composites), not for neuron populations' own runners.
+    Status observeModel(const std::function<void(Module&)>& fn);
     /// Waits until every command sent before this call has been applied and the simulation is
     /// paused; false on timeout.
     bool waitIdle(std::chrono::milliseconds timeout);

@@ -241,6 +241,7 @@ void GraphCanvas::rebuild()
     for (NodeId id : shownNodes()) {
         addNodeItem(id);
     }
+    refreshNodeStatistics();  // before the layout: the rows make nodes taller
     for (const auto& [id, pos] : defaultLayout()) {
         m_nodes[id]->setPos(pos);
     }
@@ -566,6 +567,7 @@ void GraphCanvas::onAttributeChanged(NodeId id)
     } else {
         refreshProjectionWire(id);
     }
+    refreshNodeStatistics();  // a weight of the shown composite's subtree may have changed
 }
 
 }  // namespace spike::ui

@@ -34,12 +34,15 @@
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_layout.hpp"
 
+#include "engine/analysis/layer_statistics.hpp"
+
 #include <QGraphicsView>
 #include <QList>
 #include <QPointer>
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 class QGraphicsPathItem;
@@ -165,6 +168,16 @@ public Q_SLOTS:
     /// Layered layout (layeredLayout()) of the selection, or of every node when fewer than
     /// two are selected.
     bool autoLayout();
+    /// Whether the shown module's nodes carry statistics rows: a read-only container (a
+    /// composite such as Sequential, MLP, ResBlock, DynamicsNetwork), not a Network.
+    bool showsLayerStatistics() const;
+    /// The run's activation statistics, keyed by module path from the document's root
+    /// (engine::ActivationMonitor on the root; empty: no run is reporting). Each shown node's
+    /// "out" row says its output's mean, std and fraction of zeros.
+    void setActivationStatistics(const std::map<std::string, engine::ActivationSnapshot>& snapshots);
+    /// The statistics rows node `id` draws ("w   μ 0.0012  σ 0.058", "out  μ 0.21  σ 0.48  zero
+    /// 61%"); empty for nodes without (for tests and accessibility).
+    QStringList nodeStatistics(NodeId id) const;
     /// The data-flow arrows drawn, "conv → norm_common", "norm_common → resblocks: + state,
     /// activation", in the container's order (for tests and accessibility).
     QStringList flowArrowTexts() const;
@@ -184,7 +197,8 @@ Q_SIGNALS:
     void plotRequested(spike::ui::NodeId id, const QString& signal);
     /// The user asked for an analysis of module `id`: "fi" (node context menu ▸ Analyse ▸
     /// f-I curve…), "sweep" (▸ Parameter sweep…) or "phase" (▸ Phase portrait…), offered for
-    /// modules with a "spikes" output port.
+    /// modules with a "spikes" output port; "histogram" (▸ Weights and activations…) for the
+    /// others that hold weights (a "weights"-family Parameter: layers and composites).
     void analyseRequested(spike::ui::NodeId id, const QString& analysis);
 
 protected:
@@ -223,6 +237,10 @@ private:
     std::vector<FlowArrow> flowArrows() const;
     /// Dashed data-flow arrows (flowArrows()), each with its label at its middle.
     void routeFlow();
+    /// Sets the statistics rows of every shown node (showsLayerStatistics()) from the document's
+    /// weights and m_activations (graph_canvas_statistics.cpp); reroutes the flow arrows when a
+    /// node's height changed.
+    void refreshNodeStatistics();
     /// Refuses a structural edit in a read-only view; true when refused.
     bool refuseReadOnly(const QString& what);
     QPoint cursorPos() const;
@@ -281,6 +299,7 @@ private:
     GraphNodeItem* m_inItem = nullptr;
     GraphNodeItem* m_outItem = nullptr;
     std::vector<QGraphicsPathItem*> m_flow;  ///< data-flow arrows of a read-only container
+    std::map<std::string, engine::ActivationSnapshot> m_activations;  ///< setActivationStatistics()
     GraphMinimap* m_minimap = nullptr;
     /// The view is the one fitToView() left: no zoom or pan since. While it is, a resize fits
     /// again (the window's layouts grow and shrink the canvas).

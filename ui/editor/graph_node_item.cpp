@@ -109,7 +109,8 @@ void GraphNodeItem::refresh()
         const int row = p.input ? inRow++ : outRow++;
         p.pos = QPointF(p.input ? 0.0 : kWidth, (kHeaderRows + 0.5 + row) * kRow + 6.0);
     }
-    m_height = (kHeaderRows + std::max(std::max(inRow, outRow), 1)) * kRow + 10.0;
+    m_baseHeight = (kHeaderRows + std::max(std::max(inRow, outRow), 1)) * kRow + 10.0;
+    m_height = m_baseHeight + static_cast<double>(m_statistics.size()) * kRow;
     // What the node shows elided, in full: name, type, path, shape and every port.
     QStringList ins;
     QStringList outs;
@@ -128,8 +129,25 @@ void GraphNodeItem::refresh()
     if (!outs.isEmpty()) {
         tip += QObject::tr("<br>out: %1").arg(outs.join(QStringLiteral(", ")).toHtmlEscaped());
     }
-    m_nodeTip = tip;
-    setToolTip(tip);
+    m_baseTip = tip;
+    m_nodeTip = m_statisticsTip.isEmpty() ? tip : tip + QStringLiteral("<br>") + m_statisticsTip;
+    setToolTip(m_nodeTip);
+    update();
+}
+
+void GraphNodeItem::setStatistics(const QStringList& lines, const QString& tip)
+{
+    if (lines == m_statistics && tip == m_statisticsTip) {
+        return;
+    }
+    if (lines.size() != m_statistics.size()) {
+        prepareGeometryChange();
+    }
+    m_statistics = lines;
+    m_statisticsTip = tip;
+    m_height = m_baseHeight + static_cast<double>(m_statistics.size()) * kRow;
+    m_nodeTip = tip.isEmpty() ? m_baseTip : m_baseTip + QStringLiteral("<br>") + tip;
+    setToolTip(m_nodeTip);
     update();
 }
 
@@ -315,6 +333,22 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         painter->setPen(QColor(0xe8, 0xe8, 0xe8));
         painter->drawText(QRectF(6.0, kRow + 2.0, kWidth - 12.0, kRow), Qt::AlignLeft | Qt::AlignVCenter,
                           fm.elidedText(m_shape, Qt::ElideRight, kWidth - 12.0));
+    }
+    if (detailed && !m_statistics.isEmpty()) {
+        // Statistics rows under the ports, set off by a thin rule, a little smaller than the
+        // port labels.
+        painter->setPen(QPen(QColor(0xd0, 0xd0, 0xd0), 1.0));
+        painter->drawLine(QPointF(4.0, m_baseHeight - 4.0), QPointF(kWidth - 4.0, m_baseHeight - 4.0));
+        QFont small = font;
+        small.setPointSizeF(7.5);
+        painter->setFont(small);
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        const QFontMetricsF fmSmall(small);
+        for (qsizetype k = 0; k < m_statistics.size(); ++k) {
+            const QRectF row(6.0, m_baseHeight - 4.0 + static_cast<double>(k) * kRow, kWidth - 12.0, kRow);
+            painter->drawText(row, Qt::AlignLeft | Qt::AlignVCenter,
+                              fmSmall.elidedText(m_statistics[k], Qt::ElideRight, row.width()));
+        }
     }
     for (const CanvasPort& p : m_ports) {
         const QColor colour = p.spiking ? QColor(0xd3, 0x54, 0x00) : QColor(0x1f, 0x6f, 0xc5);

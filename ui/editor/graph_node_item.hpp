@@ -15,6 +15,7 @@
 
 #include <QGraphicsItem>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <vector>
@@ -68,6 +69,12 @@ public:
     /// when there is one, and what it is wired to.
     QString portToolTip(const CanvasPort& port) const;
 
+    /// Lines drawn under the ports, one row each (a composite's weight and live activation
+    /// statistics), with `tip` added to the node's tooltip; empty: none. The node grows by a row
+    /// per line.
+    void setStatistics(const QStringList& lines, const QString& tip = {});
+    const QStringList& statistics() const { return m_statistics; }
+
     /// Called after every position change (the canvas reroutes the attached wires).
     void setMoveObserver(std::function<void(GraphNodeItem*)> observer) { m_observer = std::move(observer); }
 
@@ -88,7 +95,11 @@ private:
     QColor m_header;
     std::vector<CanvasPort> m_ports;
     QString m_nodeTip;  ///< the node's own tooltip (toolTip() shows a port's while one is hovered)
-    double m_height = 0.0;
+    QString m_baseTip;  ///< m_nodeTip without the statistics' part
+    QStringList m_statistics;
+    QString m_statisticsTip;
+    double m_baseHeight = 0.0;  ///< header and port rows
+    double m_height = 0.0;      ///< with the statistics rows
     std::function<void(GraphNodeItem*)> m_observer;
 };
 

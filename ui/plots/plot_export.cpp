@@ -57,11 +57,12 @@ QString quoted(QString text)
 
 }  // namespace
 
-QString plotCsv(const QCustomPlot& plot)
+QString plotCsv(const QCustomPlot& plot, const QString& keyName)
 {
     QString out;
+    const QString key = keyName.contains(QLatin1Char(',')) || keyName.contains(QLatin1Char('"')) ? quoted(keyName) : keyName;
     if (sharedKeys(plot)) {
-        out += QStringLiteral("time_ms");
+        out += key;
         for (int g = 0; g < plot.graphCount(); ++g) {
             out += QLatin1Char(',') + quoted(plot.graph(g)->name());
         }
@@ -76,7 +77,7 @@ QString plotCsv(const QCustomPlot& plot)
         }
         return out;
     }
-    out += QStringLiteral("series,time_ms,value\n");
+    out += QStringLiteral("series,") + key + QStringLiteral(",value\n");
     for (int g = 0; g < plot.graphCount(); ++g) {
         const QString name = quoted(plot.graph(g)->name());
         const auto data = plot.graph(g)->data();
@@ -88,7 +89,7 @@ QString plotCsv(const QCustomPlot& plot)
     return out;
 }
 
-bool exportPlot(QCustomPlot& plot, const QString& path, QString* error)
+bool exportPlot(QCustomPlot& plot, const QString& path, QString* error, const QString& keyName)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
     const auto fail = [&](const QString& why) {
@@ -105,7 +106,7 @@ bool exportPlot(QCustomPlot& plot, const QString& path, QString* error)
     }
     if (suffix == QLatin1String("csv")) {
         QSaveFile file(path);
-        const QByteArray text = plotCsv(plot).toUtf8();
+        const QByteArray text = plotCsv(plot, keyName).toUtf8();
         if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
             return fail(file.errorString());
         }

@@ -17,12 +17,14 @@ class QCustomPlot;
 
 namespace spike::ui {
 
-/// The CSV text of `plot`'s graphs (see the file comment).
-QString plotCsv(const QCustomPlot& plot);
+/// The CSV text of `plot`'s graphs (see the file comment); `keyName` heads the key column
+/// ("time_ms" for the time plots, "current" for an f-I curve, "value" for a histogram).
+QString plotCsv(const QCustomPlot& plot, const QString& keyName = QStringLiteral("time_ms"));
 
-/// Writes `plot` to `path` as PNG, PDF or CSV, chosen by the file suffix. On failure returns
-/// false with a one-line message naming the file in `error`.
-bool exportPlot(QCustomPlot& plot, const QString& path, QString* error = nullptr);
+/// Writes `plot` to `path` as PNG, PDF or CSV (plotCsv(plot, keyName)), chosen by the file
+/// suffix. On failure returns false with a one-line message naming the file in `error`.
+bool exportPlot(QCustomPlot& plot, const QString& path, QString* error = nullptr,
+                const QString& keyName = QStringLiteral("time_ms"));
 
 /// Writes every series of `recording` into folder `dir` (created when missing) as
 /// PATH.SIGNAL.npy (SIGNAL.npy for the root), data shape as recorded. Returns the files written;

@@ -67,6 +67,7 @@
 // thread never touches anything here but through the controller.
 #pragma once
 
+#include "engine/analysis/layer_statistics.hpp"
 #include "engine/core/module.hpp"
 #include "engine/core/recording.hpp"
 #include "engine/runtime/simulation_controller.hpp"
@@ -225,6 +226,15 @@ public:
     /// they belong to. False with the reason in `*error` when there is no such module or the
     /// worker did not answer.
     bool readStates(const QString& path, RunStates* out, QString* error = nullptr);
+    /// Activation statistics of module `path` of the running copy and of its descendants since
+    /// the previous call, keyed by path relative to it (engine::ActivationMonitor: its hooks go
+    /// on at the first call for that module, and again after a rebuild; the first call reports
+    /// nothing). Answered between two chunks while running. False with the reason in `*error`
+    /// when there is no such module or the worker did not answer.
+    bool readActivations(const QString& path, std::map<std::string, engine::ActivationSnapshot>* out,
+                         QString* error = nullptr);
+    /// Takes the activation hooks off (nobody looks any more): the model runs without them.
+    void stopActivations();
 
     /// Whether the simulation advances (the last Running / Paused event drained).
     bool isRunning() const { return m_running; }
@@ -382,6 +392,9 @@ private:
     LiveRunOptions m_options;
     std::unique_ptr<engine::Module> m_plotModel;
     std::vector<std::string> m_probePaths;  ///< modules the controller can probe separately
+    /// readActivations()'s hooks; touched on the worker only (observeModel()). Declared before
+    /// the controller so that it goes after the worker and its model.
+    std::unique_ptr<engine::ActivationMonitor> m_activations;
     std::unique_ptr<engine::SimulationController> m_controller;
     std::vector<Track> m_tracks;      ///< spike tracks and trace tracks
     std::vector<TraceEntry> m_traces; ///< ascending id

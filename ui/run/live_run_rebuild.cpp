@@ -122,6 +122,45 @@ bool LiveRun::readStates(const QString& path, RunStates* out, QString* error)
     return why.isEmpty();
 }
 
+bool LiveRun::readActivations(const QString& path,
+                              std::map<std::string, engine::ActivationSnapshot>* out, QString* error)
+{
+    const std::string wanted = path.toStdString();
+    bool found = false;
+    const engine::Status status = m_controller->observeModel([&](engine::Module& running) {
+        for (const auto& [p, module] : running.namedModules()) {
+            if (p != wanted) {
+                continue;
+            }
+            found = true;
+            if (!m_activations || !m_activations->watches(*module)) {
+                m_activations.reset();  // hooks of a model a rebuild replaced: already gone
+                m_activations = std::make_unique<engine::ActivationMonitor>(*module);
+            }
+            *out = m_activations->take();
+            return;
+        }
+    });
+    QString why;
+    if (!status.ok) {
+        why = QString::fromStdString(status.message);
+    } else if (!found) {
+        why = tr("the running model has no module '%1'").arg(path);
+    }
+    if (error != nullptr) {
+        *error = why;
+    }
+    return why.isEmpty();
+}
+
+void LiveRun::stopActivations()
+{
+    if (m_activations) {
+        // A worker that does not answer keeps the hooks until the run goes; nothing else to do.
+        static_cast<void>(m_controller->observeModel([this](engine::Module&) { m_activations.reset(); }));
+    }
+}
+
 void LiveRun::adoptTracks(std::vector<Track> spikeTracks, bool newTimeBase)
 {
     std::vector<Track> old = std::move(m_tracks);

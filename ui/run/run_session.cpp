@@ -294,6 +294,19 @@ bool RunSession::readStates(const QString& path, RunStates* out, bool whileRunni
     return m_live && (whileRunning || !m_live->isRunning()) && m_live->readStates(path, out);
 }
 
+bool RunSession::readActivations(const QString& path,
+                                 std::map<std::string, engine::ActivationSnapshot>* out) const
+{
+    return m_live && m_live->readActivations(path, out);
+}
+
+void RunSession::stopActivations() const
+{
+    if (m_live) {
+        m_live->stopActivations();
+    }
+}
+
 QString RunSession::editRefusal(const engine::AttributeSpec& spec) const
 {
     if (isRunning() && !spec.liveEditable) {

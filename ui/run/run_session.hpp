@@ -16,6 +16,7 @@
 
 #include "ui/document/graph_document.hpp"
 
+#include "engine/analysis/layer_statistics.hpp"
 #include "engine/runtime/simulation_controller.hpp"
 
 #include <QObject>
@@ -23,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 
 namespace spike::ui {
@@ -85,6 +87,12 @@ public:
     /// LiveRun::readStates()); false otherwise. With `whileRunning` also during a run: the
     /// worker answers between two chunks (at most one chunk, 8 ms, of waiting on this thread).
     bool readStates(const QString& path, RunStates* out, bool whileRunning = false) const;
+    /// Activation statistics of module `path` and its descendants since the previous call
+    /// (LiveRun::readActivations(); running or paused); false without a run.
+    bool readActivations(const QString& path,
+                         std::map<std::string, engine::ActivationSnapshot>* out) const;
+    /// LiveRun::stopActivations() when a run exists.
+    void stopActivations() const;
     /// Why `spec` cannot be edited now ("" when it can): attributes that need a rebuild are
     /// refused while running (the inspector's edit gate).
     QString editRefusal(const engine::AttributeSpec& spec) const;

@@ -299,7 +299,7 @@ void FiCurveDialog::exportCurve()
         return;
     }
     QString error;
-    if (!exportPlot(*m_plot, path, &error)) {
+    if (!exportPlot(*m_plot, path, &error, QStringLiteral("current"))) {
         showMessage(error);
     }
 }

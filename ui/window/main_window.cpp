@@ -264,6 +264,10 @@ void MainWindow::buildDocks()
     });
     connect(m_equationPanel, &EquationPanel::valuesWanted, this, &MainWindow::refreshEquationValues);
     m_equationTimer->start();
+    m_activationTimer = new QTimer(this);
+    m_activationTimer->setInterval(500);
+    connect(m_activationTimer, &QTimer::timeout, this, &MainWindow::refreshActivations);
+    m_activationTimer->start();
     tabifyDockWidget(m_attributesDock, m_equationsDock);
     m_attributesDock->raise();
 }

@@ -29,6 +29,7 @@
 
 #include <QElapsedTimer>
 #include <QList>
+#include <QPointer>
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
@@ -61,6 +62,7 @@ class EquationView;
 class GraphBreadcrumb;
 class GraphCanvas;
 class Inspector;
+class LayerHistogramDialog;
 class LiveRun;
 class PaletteWidget;
 class PlotPanes;
@@ -318,6 +320,10 @@ private:
     /// Fills the Equations tab's values: the running copy's (paused or running) for the module
     /// shown, else the document's; called on a timer while the tab is visible.
     void refreshEquationValues();
+    /// The run's activation statistics to the canvas's composite view and the open weights and
+    /// activations dialogs (main_window_analyse.cpp); every 500 ms while either looks, and the
+    /// run's hooks taken off when nothing does.
+    void refreshActivations();
     /// The run ended: plot requests lose their traces, the plots show `reason`.
     void onRunDropped(const QString& reason);
     // main_window_plots.cpp
@@ -421,6 +427,9 @@ private:
     EquationView* m_equations = nullptr;
     EquationPanel* m_equationPanel = nullptr;
     QTimer* m_equationTimer = nullptr;  ///< refreshes the values while the Equations tab shows
+    QTimer* m_activationTimer = nullptr;  ///< refreshActivations()
+    bool m_activationsWatched = false;    ///< the run's ActivationMonitor is on
+    QList<QPointer<LayerHistogramDialog>> m_histograms;  ///< open weights and activations dialogs
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
     QAction* m_runAction = nullptr;

@@ -552,7 +552,7 @@ void SweepDialog::exportResult()
     }
     if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) || m_result->y.empty()) {
         QString error;
-        if (!exportPlot(*m_plot, path, &error)) {
+        if (!exportPlot(*m_plot, path, &error, m_plot->xAxis->label())) {
             showMessage(error);
         }
         return;
