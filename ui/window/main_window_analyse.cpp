@@ -1,13 +1,15 @@
 // MainWindow: the analyses of a neuron population - the node context menu's Analyse entries
 // (GraphCanvas::analyseRequested) and View ▸ Analyse, which offers them for the one selected node
-// with a "spikes" output and says in its entries' text why they are off otherwise. Each opens a
-// non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog) that deletes itself when
-// closed. The phase portrait's live trajectory follows the run session's run.
+// with a "spikes" output and says in its entries' text why they are off otherwise; below them
+// "CPU vs GPU divergence…" analyses the whole model (BackendDivergenceDialog). Each opens a
+// non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog, BackendDivergenceDialog)
+// that deletes itself when closed. The phase portrait's live trajectory follows the run session's run.
 // Thread: GUI thread. See main_window.hpp.
 #include "ui/window/main_window.hpp"
 
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/run/run_session.hpp"
+#include "ui/window/backend_divergence_dialog.hpp"
 #include "ui/window/fi_curve_dialog.hpp"
 #include "ui/window/phase_dialog.hpp"
 #include "ui/window/sweep_dialog.hpp"
@@ -70,6 +72,16 @@ void MainWindow::buildAnalyseMenu(QMenu* view)
             }
         });
     }
+    analyse->addSeparator();
+    QAction* divergence = analyse->addAction(tr("CPU vs GPU &divergence…"));
+    divergence->setObjectName(QStringLiteral("action.analyse.divergence"));
+    divergence->setToolTip(tr("Run the whole model on two backends in lock-step and plot how far "
+                              "their states drift apart"));
+    connect(divergence, &QAction::triggered, this, [this] {
+        auto* dialog = new BackendDivergenceDialog(*m_doc, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
     // The entries name the node they analyse, or say what to select.
     connect(analyse, &QMenu::aboutToShow, this, [this, actions, spikingSelection] {
         const NodeId id = spikingSelection();
