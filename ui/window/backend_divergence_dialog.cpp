@@ -25,6 +25,8 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <thread>
 
@@ -217,7 +219,11 @@ void BackendDivergenceDialog::fillValue()
     bool ok = false;
     const qlonglong k = m_neuron->text().toLongLong(&ok);
     const std::int64_t i = ok && k >= 0 && k < t.numel() ? k : 0;
-    m_value->setText(t.numel() > 0 ? number(t.data()[i]) : QString());
+    // The float's shortest exact text, so that an untouched value changes nothing.
+    std::array<char, 32> text{};
+    const auto end = t.numel() > 0 ? std::to_chars(text.data(), text.data() + text.size(), t.data()[i]).ptr
+                                   : text.data();
+    m_value->setText(QString::fromLatin1(text.data(), static_cast<int>(end - text.data())));
 }
 
 QString BackendDivergenceDialog::message() const
