@@ -3,13 +3,16 @@
 // `spikesim analyse MODEL sweep`: a measure of one module over a grid of one or two of its
 // parameters as CSV (engine::parameterSweep, engine/analysis/parameter_sweep.hpp), and
 // `spikesim analyse MODEL isi`: the spike statistics of one recorded population
-// (engine::spikeStatistics, engine/analysis/spike_statistics.hpp). Main thread;
+// (engine::spikeStatistics, engine/analysis/spike_statistics.hpp), and
+// `spikesim analyse MODEL divergence`: the largest difference per State between two backends
+// run in lock-step, step by step (engine::backendDivergence, backend_divergence.hpp). Main thread;
 // throws engine::Error with a one-line message. The CSV is written to a temporary file beside
 // the target and renamed into place (spikesim_files.hpp), so a failure leaves no partial file.
 // `spikesim analyse MODEL phase` lives in spikesim_phase.cpp.
 #include "app/spikesim_commands.hpp"
 #include "app/spikesim_files.hpp"
 
+#include "engine/analysis/backend_divergence.hpp"
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/analysis/parameter_sweep.hpp"
 #include "engine/analysis/spike_statistics.hpp"
@@ -280,6 +283,104 @@ int analyseIsi(const IsiCommandOptions& options, std::ostream& out)
             << s.isiMean << " s, CV " << s.isiCv << " (pooled), " << s.meanCv << " (mean of "
             << s.cvNeurons << " neurons), Fano factor " << s.meanFano << " (windows of " << s.window
             << " steps, " << s.fanoNeurons << " neurons) -> " << options.outPath << "\n";
+    out << summary.str();
+    return 0;
+}
+
+namespace {
+
+/// "step 30 (t = 0.031 s) in E neuron 7: A 1 B 0" or "none in 500 steps" (no commas: it is also
+/// a comment line of the CSV).
+std::string spikeDifferenceText(const engine::Divergence& d)
+{
+    if (!d.firstSpikeDifference) {
+        return "none in " + std::to_string(d.steps) + " steps";
+    }
+    const engine::SpikeDifference& s = *d.firstSpikeDifference;
+    std::ostringstream text;
+    text << "step " << s.step << " (t = " << exact(static_cast<double>(s.step + 1) * d.dt) << " s) in "
+         << (s.path.empty() ? std::string("(root)") : s.path) << " neuron " << s.neuron << ": A "
+         << s.a << " B " << s.b;
+    return text.str();
+}
+
+std::string csvOf(const engine::Divergence& d, const std::vector<std::string>& changes)
+{
+    std::ostringstream s;
+    s << "# backend divergence: side A " << d.sideA << "; side B " << d.sideB;
+    for (const std::string& change : changes) {
+        s << "; B with " << change;
+    }
+    s << "; max |A - B| per State after each step\n";
+    s << "# first spike difference: " << spikeDifferenceText(d) << "\n";
+    s << "step,time_s";
+    for (const std::string& name : d.states) {
+        s << ',' << name;
+    }
+    s << '\n';
+    for (std::int64_t t = 0; t < d.steps; ++t) {
+        s << t << ',' << exact(static_cast<double>(t + 1) * d.dt);
+        for (const std::vector<double>& series : d.maxAbs) {
+            s << ',' << exact(series[static_cast<std::size_t>(t)]);
+        }
+        s << '\n';
+    }
+    return s.str();
+}
+
+}  // namespace
+
+int analyseDivergence(const DivergenceCommandOptions& options, std::ostream& out)
+{
+    engine::DivergenceOptions divergence;
+    divergence.steps = options.steps;
+    try {
+        divergence.a = engine::parseDivergenceSide(options.a);
+    } catch (const Error& e) {
+        throw Error(std::string("--a: ") + e.what());
+    }
+    try {
+        divergence.b = engine::parseDivergenceSide(options.b);
+    } catch (const Error& e) {
+        throw Error(std::string("--b: ") + e.what());
+    }
+    divergence.input = options.input;
+    if (!options.outPath.empty() && std::filesystem::is_directory(options.outPath)) {
+        throw Error("--out " + options.outPath + " is a folder; give a file name (divergence.csv)");
+    }
+
+    const auto root = engine::nir::loadAnyModel(options.model, options.nir);
+    for (const std::string& change : options.set) {
+        for (auto& [path, values] : engine::parsePerturbation(*root, change)) {
+            for (auto& [name, value] : values) {
+                divergence.perturbB[path][name] = std::move(value);
+            }
+        }
+    }
+    const engine::Divergence d = engine::backendDivergence(*root, divergence);
+
+    const std::string csv = csvOf(d, options.set);
+    if (options.outPath.empty()) {
+        out << csv;
+        return 0;
+    }
+    writeAtomically(options.outPath, csv);
+    std::size_t worst = 0;
+    for (std::size_t k = 1; k < d.overallMax.size(); ++k) {
+        if (!(d.overallMax[k] <= d.overallMax[worst])) {
+            worst = k;
+        }
+    }
+    std::ostringstream summary;
+    summary << "backend divergence of " << d.sideA << " and " << d.sideB << " over " << d.steps
+            << " steps of " << d.dt << " s, " << d.states.size() << " states: ";
+    if (d.overallMax[worst] == 0.0) {
+        summary << "identical";
+    } else {
+        summary << "largest |A - B| " << d.overallMax[worst] << " in " << d.states[worst];
+    }
+    summary << "; first spike difference: " << spikeDifferenceText(d) << " -> " << options.outPath
+            << "\n";
     out << summary.str();
     return 0;
 }

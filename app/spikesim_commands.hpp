@@ -106,6 +106,25 @@ struct IsiCommandOptions {
 /// CSV itself on `out` without --out. Returns 0; throws Error for bad input.
 int analyseIsi(const IsiCommandOptions& options, std::ostream& out);
 
+/// Options of `spikesim analyse MODEL divergence`.
+struct DivergenceCommandOptions {
+    std::string model;
+    std::int64_t steps = 0;          ///< steps to run in lock-step, >= 1
+    std::string a = "cpu";           ///< side A: cpu, cpu:THREADS or cuda
+    std::string b = "cuda";          ///< side B
+    std::vector<std::string> set;    ///< PATH.NAME[=INDEX]=VALUE changes of side B
+    double input = 0.0;              ///< constant input on every input channel of the root
+    std::string outPath;             ///< CSV file; "" writes the CSV to the output stream
+    engine::nir::NirImportOptions nir;  ///< --dt, --discretisation, --time-unit for a .nir model
+};
+
+/// Runs `spikesim analyse MODEL divergence` (spikesim_analyse.cpp): engine::backendDivergence of
+/// the model between sides A and B, written as CSV (comment lines with the sides and the first
+/// spike difference, then step, time_s and one column per State of max |a - b|) to
+/// options.outPath with a summary on `out`, or the CSV itself on `out` without --out. Returns 0;
+/// throws Error for bad input (a side that is not available here among them).
+int analyseDivergence(const DivergenceCommandOptions& options, std::ostream& out);
+
 /// Text of `spikesim info MODEL`: paths, types, shapes and attributes by kind and family (for
 /// a .nir model, also its NIR version and what the import adapted).
 std::string describeModel(const std::string& modelPath,

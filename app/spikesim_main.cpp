@@ -75,7 +75,8 @@ int main(int argc, char** argv)
 
     spike::app::FiCommandOptions fi;
     auto* analyse = app.add_subcommand(
-        "analyse", "Measure a model: f-I curve (fi), parameter sweep (sweep), phase portrait (phase), spike statistics (isi)");
+        "analyse", "Measure a model: f-I curve (fi), parameter sweep (sweep), phase portrait (phase), spike statistics (isi), "
+        "CPU-vs-GPU divergence (divergence)");
     analyse->require_subcommand(1);
     auto* fiCmd = analyse->add_subcommand("fi", "f-I curve of a neuron module as CSV");
     analyse->add_option("MODEL", fi.model, "Model file (.json or .nir)")->required();
@@ -133,6 +134,19 @@ int main(int argc, char** argv)
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     isiCmd->add_option("--out", isi.outPath, "CSV file to write (default: the CSV on stdout)");
 
+    spike::app::DivergenceCommandOptions divergence;
+    auto* divergenceCmd = analyse->add_subcommand(
+        "divergence", "Largest difference per state between two backends run in lock-step, as CSV");
+    divergenceCmd->add_option("--steps", divergence.steps, "Steps to run (1 to 1000000)")->required();
+    divergenceCmd->add_option("--a", divergence.a, "Side A: cpu (default), cpu:THREADS or cuda");
+    divergenceCmd->add_option("--b", divergence.b, "Side B: cuda (default), cpu or cpu:THREADS");
+    divergenceCmd->add_option("--set", divergence.set,
+                              "A change of side B only, PATH.NAME=VALUE or PATH.NAME[INDEX]=VALUE "
+                              "(e.g. E.bias[3]=0.11); repeatable");
+    divergenceCmd->add_option("--input", divergence.input,
+                              "Constant input per step on every input channel (default 0)");
+    divergenceCmd->add_option("--out", divergence.outPath, "CSV file to write (default: the CSV on stdout)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -161,6 +175,11 @@ int main(int argc, char** argv)
                 phase.model = fi.model;
                 phase.nir = nir;
                 return spike::app::analysePhase(phase, std::cout);
+            }
+            if (divergenceCmd->parsed()) {
+                divergence.model = fi.model;
+                divergence.nir = nir;
+                return spike::app::analyseDivergence(divergence, std::cout);
             }
             if (isiCmd->parsed()) {
                 isi.model = fi.model;

@@ -6,7 +6,11 @@
 // `spikesim analyse MODEL isi`: the ISI histogram CSV equals engine::spikeStatistics of the same
 // run in process. `spikesim analyse MODEL phase`: the JSON's field and fixed points equal an
 // in-process engine::phasePlane() number for number, the summary names the fixed point's
-// stability, and bad axes, ranges or grids exit 1 leaving no file.
+// stability, and bad axes, ranges or grids exit 1 leaving no file. `spikesim analyse MODEL
+// divergence`: the CSV's columns and every value equal an in-process engine::backendDivergence()
+// (CPU 1 against 2 threads: all 0; with --set on side B: the first spike difference named in the
+// comment line), and bad sides, steps, --set or a CUDA side without a device exit 1, no file.
+#include "engine/analysis/backend_divergence.hpp"
 #include "engine/analysis/fi_curve.hpp"
 #include "engine/analysis/parameter_sweep.hpp"
 #include "engine/analysis/phase_plane.hpp"
@@ -14,6 +18,7 @@
 #include "engine/runtime/headless_run.hpp"
 #include "engine/io/model_io.hpp"
 
+#include "kernels/cuda_device.hpp"
 #include "tests/spikesim_process.hpp"
 
 #include <QtTest/QtTest>
@@ -361,6 +366,86 @@ private slots:
             {{"--record", "E.spikes", "--steps", "10", "--window", "-3"}, "--window must not be negative"},
         };
         expectExitOne(model, "isi", cases, csv);
+    }
+
+    void divergenceCsvEqualsTheEngine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<bool>("identical");
+        QTest::newRow("cpu vs cpu:2") << QStringList{"--a", "cpu", "--b", "cpu:2"} << true;
+        QTest::newRow("perturbed") << QStringList{"--b", "cpu", "--set", "E.v[5]=-50.5"} << false;
+    }
+
+    void divergenceCsvEqualsTheEngine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(bool, identical);
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("div.csv");
+        const QString model = spike::tests::exampleModel("cuba_network.json");
+        const Outcome o = runSpikesim(QStringList{"analyse", model, "divergence", "--steps", "150"} + args +
+                                      QStringList{"--out", csv});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        std::ifstream f(csv.toStdString());
+        std::stringstream text;
+        text << f.rdbuf();
+        const auto table = rows(text.str());
+        QCOMPARE(table.size(), std::size_t{153});
+
+        const auto root = loadModel(model.toStdString());
+        DivergenceOptions options;
+        options.steps = 150;
+        options.b = parseDivergenceSide(identical ? "cpu:2" : "cpu");
+        if (!identical) {
+            options.perturbB = parsePerturbation(*root, "E.v[5]=-50.5");
+        }
+        const Divergence d = backendDivergence(*root, options);
+        QCOMPARE(QString::fromStdString(table[0][0]).startsWith("# backend divergence: side A cpu"), true);
+        const QString firstLine = QString::fromStdString(table[1][0]);
+        QVERIFY2(firstLine.startsWith("# first spike difference: "), qPrintable(firstLine));
+        QCOMPARE(d.firstSpikeDifference.has_value(), !identical);
+        if (identical) {
+            QCOMPARE(firstLine, QString("# first spike difference: none in 150 steps"));
+            QVERIFY2(o.out.contains("identical"), qPrintable(o.out));
+        } else {
+            QVERIFY2(firstLine.contains(QString("step %1 ").arg(d.firstSpikeDifference->step)) &&
+                         firstLine.contains(QString("E neuron %1:").arg(d.firstSpikeDifference->neuron)),
+                     qPrintable(firstLine));
+            QVERIFY2(o.out.contains("largest |A - B|"), qPrintable(o.out));
+        }
+        std::vector<std::string> header{"step", "time_s"};
+        header.insert(header.end(), d.states.begin(), d.states.end());
+        QCOMPARE(table[2], header);
+        double sum = 0.0;
+        for (std::size_t t = 0; t < 150; ++t) {
+            QCOMPARE(table[t + 3][0], std::to_string(t));
+            for (std::size_t s = 0; s < d.states.size(); ++s) {
+                QCOMPARE(std::stod(table[t + 3][s + 2]), d.maxAbs[s][t]);
+                sum += d.maxAbs[s][t];
+            }
+        }
+        QCOMPARE(sum == 0.0, identical);
+    }
+
+    void divergenceBadInputExitsOneWithAMessage()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("div.csv");
+        const QString model = spike::tests::exampleModel("cuba_network.json");
+        std::vector<BadCase> cases = {
+            {{"--steps", "0", "--b", "cpu"}, "steps must be between 1 and 1000000 (got 0)"},
+            {{"--steps", "2000000", "--b", "cpu"}, "steps must be between 1 and 1000000"},
+            {{"--steps", "10", "--a", "gpu"}, "--a: backend 'gpu' is not known (use cpu, cpu:THREADS or cuda)"},
+            {{"--steps", "10", "--b", "cpu:0"}, "--b: backend 'cpu:0': thread count '0'"},
+            {{"--steps", "10", "--b", "cpu", "--set", "E.nope=1"}, "(CUBALIF) has no attribute 'nope'"},
+            {{"--steps", "10", "--b", "cpu", "--set", "E.v[800]=1"}, "index 800 is out of range (v has 800 elements)"},
+            {{"--steps", "10", "--b", "cpu", "--set", "X.v=1"}, "--set 'X.v=1': "},
+        };
+        if (!spike::kernels::queryCudaDevice().available) {
+            cases.push_back({{"--steps", "10", "--b", "cuda"}, "side B (cuda): cuda is not available here: "});
+            cases.push_back({{"--steps", "10"}, "side B (cuda): cuda is not available here: "});
+        }
+        expectExitOne(model, "divergence", cases, csv);
     }
 };
 

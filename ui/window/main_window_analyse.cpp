@@ -2,15 +2,18 @@
 // (GraphCanvas::analyseRequested) and View ▸ Analyse, which offers them for the one selected node
 // with a "spikes" output and says in its entries' text why they are off otherwise - and of a
 // layer: Weights and activations (LayerHistogramDialog), for a selected node with weights and no
-// spikes. Each opens a non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog,
-// LayerHistogramDialog) that deletes itself when closed. The phase portrait's live trajectory
-// follows the run session's run; the activation statistics (refreshActivations()) feed the
-// canvas's composite view and the histogram dialogs from the run's ActivationMonitor.
+// spikes; below them "CPU vs GPU divergence…" analyses the whole model (BackendDivergenceDialog).
+// Each opens a non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog,
+// LayerHistogramDialog, BackendDivergenceDialog) that deletes itself when closed. The phase
+// portrait's live trajectory follows the run session's run; the activation statistics
+// (refreshActivations()) feed the canvas's composite view and the histogram dialogs from the
+// run's ActivationMonitor.
 // Thread: GUI thread. See main_window.hpp.
 #include "ui/window/main_window.hpp"
 
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/run/run_session.hpp"
+#include "ui/window/backend_divergence_dialog.hpp"
 #include "ui/window/fi_curve_dialog.hpp"
 #include "ui/window/layer_histogram_dialog.hpp"
 #include "ui/window/phase_dialog.hpp"
@@ -94,6 +97,16 @@ void MainWindow::buildAnalyseMenu(QMenu* view)
         if (const NodeId id = layerSelection(); id.valid()) {
             openAnalysis(id, QStringLiteral("histogram"));
         }
+    });
+    analyse->addSeparator();
+    QAction* divergence = analyse->addAction(tr("CPU vs GPU &divergence…"));
+    divergence->setObjectName(QStringLiteral("action.analyse.divergence"));
+    divergence->setToolTip(tr("Run the whole model on two backends in lock-step and plot how far "
+                              "their states drift apart"));
+    connect(divergence, &QAction::triggered, this, [this] {
+        auto* dialog = new BackendDivergenceDialog(*m_doc, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
     });
     // The entries name the node they analyse, or say what to select.
     connect(analyse, &QMenu::aboutToShow, this, [this, actions, spikingSelection, weights, layerSelection] {
