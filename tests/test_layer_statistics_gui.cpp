@@ -6,7 +6,8 @@
 // stepped the same way with an ActivationMonitor - and a ModuleList of blocks says its values are
 // computed inside it. The LSTM's Analyse ▸ Weights and activations… (right-click, keys) draws
 // every weight pooled, then the parameter picked with the keyboard, and after another step the
-// histogram of its latest output; its CSV export writes one row per bin.
+// histogram of its latest output; its CSV export writes one row per bin; after a structural edit
+// rebuilds the run the dialog shows the new run's outputs.
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
@@ -202,6 +203,14 @@ private slots:
         QCOMPARE(lines.front(), QStringLiteral("value,\"count\""));
         QCOMPARE(lines.size(), 41);
         QVERIFY(!dialog->exportTo(QStringLiteral("weights"), dir.filePath(QStringLiteral("weights.txt"))));
+
+        // A structural edit rebuilds the run: the dialog goes on with the new run's outputs.
+        QVERIFY(canvas->leave());
+        QVERIFY(canvas->addModule(QStringLiteral("PoissonSource")).valid());
+        clickToolButton(w, QStringLiteral("action.step10"));
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{22});
+        QTRY_VERIFY2(dialog->activationSummary()->text().contains(QLatin1String("10 calls")),
+                     qPrintable(dialog->activationSummary()->text()));
         dialog->close();
     }
 };

@@ -228,8 +228,8 @@ public:
     bool readStates(const QString& path, RunStates* out, QString* error = nullptr);
     /// Activation statistics of module `path` of the running copy and of its descendants since
     /// the previous call, keyed by path relative to it (engine::ActivationMonitor: its hooks go
-    /// on at the first call for that module, and again after a rebuild; the first call reports
-    /// nothing). Answered between two chunks while running. False with the reason in `*error`
+    /// on at the first call for that module, which reports nothing, and move to the new model
+    /// when replaceModel() rebuilds the run). Answered between two chunks while running. False with the reason in `*error`
     /// when there is no such module or the worker did not answer.
     bool readActivations(const QString& path, std::map<std::string, engine::ActivationSnapshot>* out,
                          QString* error = nullptr);
@@ -395,6 +395,7 @@ private:
     /// readActivations()'s hooks; touched on the worker only (observeModel()). Declared before
     /// the controller so that it goes after the worker and its model.
     std::unique_ptr<engine::ActivationMonitor> m_activations;
+    std::string m_activationsPath;  ///< the module m_activations watches
     std::unique_ptr<engine::SimulationController> m_controller;
     std::vector<Track> m_tracks;      ///< spike tracks and trace tracks
     std::vector<TraceEntry> m_traces; ///< ascending id

@@ -136,6 +136,7 @@ bool LiveRun::readActivations(const QString& path,
             if (!m_activations || !m_activations->watches(*module)) {
                 m_activations.reset();  // hooks of a model a rebuild replaced: already gone
                 m_activations = std::make_unique<engine::ActivationMonitor>(*module);
+                m_activationsPath = wanted;
             }
             *out = m_activations->take();
             return;
@@ -271,6 +272,20 @@ bool LiveRun::replaceModel(std::unique_ptr<engine::Module> model, QString* error
     m_dt = dt;
     adoptTracks(std::move(prepared.spikeTracks), newTimeBase);
     m_currentStep = step;
+    if (m_activations) {
+        // The hooks went with the old model: put them on the new one before it steps, so that
+        // no step goes unseen.
+        const std::string path = m_activationsPath;
+        static_cast<void>(m_controller->observeModel([this, &path](engine::Module& running) {
+            m_activations.reset();
+            for (const auto& [p, module] : running.namedModules()) {
+                if (p == path) {
+                    m_activations = std::make_unique<engine::ActivationMonitor>(*module);
+                    return;
+                }
+            }
+        }));
+    }
     if (wasRunning) {
         m_controller->run();
     }
