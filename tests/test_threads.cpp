@@ -3,7 +3,8 @@
 // spikes, traces (whole rows and selected channels), outputs and states: LIF, LIFRefrac and
 // CUBALIF populations with per-neuron parameters (against evolve() too), and the CUBA network
 // (bench/cuba/cuba_network_4000.json, 4000 neurons, sparse projections with delays) for 300
-// steps. The executor's minimum work per part is lowered so that every run really splits.
+// steps. The executor's minimum work per part is lowered so that every run really splits. A
+// sparse projection's listed delivery and clearing split by target range equal the serial ones.
 // .ci/tsan runs this test under ThreadSanitizer.
 #include "engine/core/thread_pool.hpp"
 #include "engine/io/model_io.hpp"
@@ -17,6 +18,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -294,6 +296,44 @@ private slots:
         checkIdentical(make, {{"E", "spikes", {}}, {"I", "spikes", {}}, {"I", "v", {}}}, 300, 32,
                        &input, nE, &one);
         QVERIFY2(spikeCount(one.probes[1]) > 100, "I spikes");
+    }
+
+    void listedClearingSplitsLikeTheDelivery()
+    {
+        // Two steps of listed spikes into 3000 targets: the delivery split over two threads
+        // equals the serial one bit for bit, and the split clearing zeroes every entry it wrote.
+        const std::int64_t nSrc = 1000;
+        const std::int64_t nDst = 3000;
+        AttributeMap a;
+        a["weight"] = Tensor::scalar(0.75F);
+        a["in_degree"] = Tensor::scalar(50.0F);
+        a["seed"] = Tensor::scalar(4.0F);
+        SparseProjection proj(nSrc, nDst, a);
+        ThreadPool pool(2);
+        std::vector<float> pre(static_cast<std::size_t>(2 * nSrc), 0.0F);
+        std::vector<std::int32_t> indices(static_cast<std::size_t>(2 * nSrc), 0);
+        std::vector<std::int32_t> counts(2, 0);
+        for (std::int64_t t = 0; t < 2; ++t) {
+            for (std::int64_t i = t; i < nSrc; i += 7) {
+                pre[static_cast<std::size_t>(t * nSrc + i)] = 1.0F;
+                indices[static_cast<std::size_t>(t * nSrc + counts[static_cast<std::size_t>(t)]++)] =
+                    static_cast<std::int32_t>(i);
+            }
+        }
+        const SpikeLists lists{indices.data(), counts.data(), nSrc};
+        std::vector<float> split(static_cast<std::size_t>(2 * nDst), 0.0F);
+        std::vector<float> serial = split;
+        proj.deliverListedOn(pool, 1, pre.data(), nSrc, lists, 2, split.data(), nDst);
+        proj.deliverListed(pre.data(), nSrc, lists, 2, serial.data(), nDst);
+        QVERIFY(std::memcmp(split.data(), serial.data(), split.size() * sizeof(float)) == 0);
+        QVERIFY(std::count(split.begin(), split.end(), 0.0F) < static_cast<std::ptrdiff_t>(split.size() / 2));
+        QVERIFY(proj.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
+        QCOMPARE(std::count(split.begin(), split.end(), 0.0F), static_cast<std::ptrdiff_t>(split.size()));
+
+        // A delay ring delivers whole rows: it cannot clear by lists, split or not.
+        a["delay"] = Tensor::scalar(2.0F);
+        SparseProjection delayed(nSrc, nDst, a);
+        QVERIFY(!delayed.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
     }
 
     void cubaNetworkIdenticalForAnyThreadCount()

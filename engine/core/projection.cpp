@@ -44,6 +44,12 @@ bool Projection::clearListed(const SpikeLists&, std::int64_t, float*, std::int64
     return false;
 }
 
+bool Projection::clearListedOn(ThreadPool&, std::int64_t, const SpikeLists& spikes, std::int64_t steps,
+                               float* post, std::int64_t postStride)
+{
+    return clearListed(spikes, steps, post, postStride);
+}
+
 Tensor Projection::evolveImpl(const TensorView& input, const Recorder&)
 {
     const std::int64_t batches = input.dim(0);

@@ -51,6 +51,11 @@ public:
     virtual void deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
                                  std::int64_t preStride, const SpikeLists& spikes,
                                  std::int64_t steps, float* post, std::int64_t postStride);
+    /// clearListed() with its work shared by `pool`'s threads when deliverListedOn() with the
+    /// same `minWork` would share it: each thread zeroes only the targets it delivered into.
+    /// Default: clearListed() on the caller.
+    virtual bool clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
+                               std::int64_t steps, float* post, std::int64_t postStride);
     /// A twin that delivers this projection with device kernels for the CUDA executor
     /// (engine/core/device_runner.hpp). Default: none (nullptr), and it delivers on the host.
     virtual std::unique_ptr<DeviceProjection> makeDeviceProjection();

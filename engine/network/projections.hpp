@@ -110,6 +110,10 @@ public:
     void deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
                          std::int64_t preStride, const SpikeLists& spikes, std::int64_t steps,
                          float* post, std::int64_t postStride) override;
+    /// Split by the same target ranges as deliverListedOn() (when that split): each thread
+    /// zeroes the listed channels' synapses onto its own targets.
+    bool clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
+                       std::int64_t steps, float* post, std::int64_t postStride) override;
     /// Its device twin (projections_device.cpp): the CSR and the delay ring on the device.
     std::unique_ptr<DeviceProjection> makeDeviceProjection() override;
 
@@ -195,6 +199,11 @@ private:
     // Recut when the part count or the synapses change (0: none cut).
     mutable std::vector<std::int64_t> m_sliceBounds;
     mutable int m_sliceParts = 0;
+
+    /// How many of `pool`'s threads deliverListedOn() and clearListedOn() use for this call
+    /// (all of them or 1), cutting the slices when they are needed and not cut yet.
+    int listedParts(const ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
+                    std::int64_t steps);
 };
 
 }  // namespace spike::engine

@@ -156,9 +156,8 @@ bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps,
     return true;
 }
 
-void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
-                                       std::int64_t preStride, const SpikeLists& spikes,
-                                       std::int64_t steps, float* post, std::int64_t postStride)
+int SparseProjection::listedParts(const ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
+                                  std::int64_t steps)
 {
     const std::int64_t nSrc = sizeSource();
     const std::int64_t nDst = sizeTarget();
@@ -175,11 +174,8 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
     // All of the pool's threads or none, so the slices are cut once, not per count of spikes.
     const int parts = pool.threads();
     if (parts < 2 || work < parts * minWork || nDst < parts * 64) {
-        deliverListed(pre, preStride, spikes, steps, post, postStride);
-        return;
+        return 1;
     }
-    const float w = weight();
-    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
     if (m_sliceParts != parts) {
         const std::int64_t width = parts + 1;
         m_sliceBounds.assign(static_cast<std::size_t>(nSrc * width), 0);
@@ -195,6 +191,50 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
         }
         m_sliceParts = parts;
     }
+    return parts;
+}
+
+bool SparseProjection::clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
+                                     std::int64_t steps, float* post, std::int64_t postStride)
+{
+    if (delaySteps() != 0) {
+        return false;
+    }
+    const int parts = listedParts(pool, minWork, spikes, steps);
+    if (parts == 1) {
+        return clearListed(spikes, steps, post, postStride);
+    }
+    const std::int32_t* targets = this->targets().data();
+    const std::int64_t* bounds = m_sliceBounds.data();
+    pool.run(parts, [&](int p) {
+        for (std::int64_t t = 0; t < steps; ++t) {
+            float* y = post + t * postStride;
+            const std::int32_t* listed = spikes.indices + t * spikes.stride;
+            for (std::int32_t k = 0; k < spikes.counts[t]; ++k) {
+                const std::int64_t* b = bounds + static_cast<std::int64_t>(listed[k]) * (parts + 1) + p;
+                for (std::int64_t s = b[0]; s < b[1]; ++s) {
+                    y[targets[s]] = 0.0F;
+                }
+            }
+        }
+    });
+    return true;
+}
+
+void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
+                                       std::int64_t preStride, const SpikeLists& spikes,
+                                       std::int64_t steps, float* post, std::int64_t postStride)
+{
+    const int parts = listedParts(pool, minWork, spikes, steps);
+    if (parts == 1) {
+        deliverListed(pre, preStride, spikes, steps, post, postStride);
+        return;
+    }
+    const std::int64_t nDst = sizeTarget();
+    const std::int64_t delay = delaySteps();
+    const std::int32_t* targets = this->targets().data();
+    const float w = weight();
+    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
     const std::int64_t* bounds = m_sliceBounds.data();
     float* ring = delay > 0 ? stateRef(m_pending).data() : nullptr;
     Tensor& headState = stateRef(m_pendingHead);

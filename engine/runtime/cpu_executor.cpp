@@ -293,6 +293,13 @@ public:
     }
 
 private:
+    /// Least synaptic additions worth one thread's part of a delivery from spike lists: a
+    /// scattered addition into a row larger than the caches costs several times a streamed
+    /// element operation, so a quarter of threadMinWork (the 10^5-neuron network's E -> I, I -> E
+    /// and I -> I deliveries split too; bench/README.md "Threads").
+    std::int64_t scatterMinWork() const { return std::max<std::int64_t>(1, m_minWork / kScatterCost); }
+    static constexpr std::int64_t kScatterCost = 4;
+
     /// dst[0 .. count) = src[0 .. count), or zeros when src is null; large blocks split into
     /// contiguous parts over the pool (copies, so the split changes no value). With count 0, dst
     /// may be null (an empty buffer's data()), which memset/memcpy must not be given.
@@ -341,7 +348,7 @@ private:
             float* target = dst + e.toOffset;
             if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
                 if (m_pool) {
-                    e.projection->deliverListedOn(*m_pool, m_minWork, src, srcWidth, *lists, n,
+                    e.projection->deliverListedOn(*m_pool, scatterMinWork(), src, srcWidth, *lists, n,
                                                   target, p.sizeIn);
                 } else {
                     e.projection->deliverListed(src, srcWidth, *lists, n, target, p.sizeIn);
@@ -400,8 +407,11 @@ private:
         for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
             const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
             const std::optional<SpikeLists> lists = edgeLists(e, t0);
-            if (!lists ||
-                !e.projection->clearListed(*lists, 1, b.in.data() + e.toOffset, p.sizeIn)) {
+            float* row = b.in.data() + e.toOffset;
+            const bool cleared =
+                lists && (m_pool ? e.projection->clearListedOn(*m_pool, scatterMinWork(), *lists, 1, row, p.sizeIn)
+                                 : e.projection->clearListed(*lists, 1, row, p.sizeIn));
+            if (!cleared) {
                 return;  // what was cleared so far stays zero; gather() memsets the whole row
             }
         }
