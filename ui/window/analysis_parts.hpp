@@ -10,14 +10,25 @@
 // 100 ms. Destroying the runner (with its dialog) raises the cancel flag, drops `finished` and
 // waits for the work, so closing a dialog mid-computation is safe. Thread: GUI thread, except
 // the atomics, which the work writes from its thread.
+//
+// AnalysisJob and startAnalysisJob() / finishAnalysisJob(): one computation of FiCurveDialog,
+// SweepDialog or BackendDivergenceDialog - the module copy it runs on, its options (given the
+// runner's cancel flag and progress), its result, whether it was cancelled and its error - and
+// what the dialog does with it when it ends.
 #pragma once
+
+#include "engine/core/module.hpp"
 
 #include <QObject>
 #include <QString>
+#include <QWidget>
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <memory>
+#include <optional>
 
 class QDialog;
 class QLabel;
@@ -26,7 +37,7 @@ class QProgressBar;
 class QPushButton;
 class QThread;
 class QTimer;
-class QWidget;
+
 
 namespace spike::ui {
 
@@ -76,5 +87,57 @@ private:
     std::atomic<bool> m_cancel{false};
     std::atomic<double> m_progress{0.0};
 };
+
+/// One computation: the copy it runs on and its outcome (written by the worker before it ends;
+/// the cancel flag and progress are the AnalysisRunner's).
+template <typename Result, typename Options>
+struct AnalysisJob {
+    std::unique_ptr<engine::Module> copy;
+    Options options;
+    std::optional<Result> result;
+    bool cancelled = false;
+    QString error;
+};
+
+/// Gives the job's options the runner's cancel flag and progress and starts
+/// `compute(*job->copy, job->options)` on the runner's thread; its result, a `Cancelled`
+/// exception (the engine's for a raised cancel flag) or another exception's message go into the
+/// job, and `finished(job)` follows on the GUI thread. Refused (false) while the runner is busy.
+template <typename Cancelled, typename Job, typename Compute, typename Finished>
+bool startAnalysisJob(AnalysisRunner& runner, std::shared_ptr<Job> job, Compute compute, Finished finished)
+{
+    AnalysisRunner* r = &runner;
+    job->options.cancel = &runner.cancelFlag();
+    job->options.progress = [r](double done) { r->progress() = done; };
+    return runner.start(
+        [job, compute] {
+            try {
+                job->result = compute(*job->copy, job->options);
+            } catch (const Cancelled&) {
+                job->cancelled = true;
+            } catch (const std::exception& e) {
+                job->error = QString::fromStdString(e.what());
+            }
+        },
+        [job, finished] { finished(job); });
+}
+
+/// A finished job: its result shown (`show(result)`) and kept in `kept`; Export enabled while a
+/// result is kept; `message(cancelledText)` when cancelled, `message(error)` when it failed.
+template <typename Job, typename Result, typename Show, typename Message>
+void finishAnalysisJob(Job& job, std::optional<Result>& kept, QWidget* exportButton, const QString& cancelledText,
+                       Show show, Message message)
+{
+    if (job.result) {
+        show(*job.result);
+        kept = std::move(job.result);
+    }
+    exportButton->setEnabled(kept.has_value());
+    if (job.cancelled) {
+        message(cancelledText);
+    } else if (!job.result) {
+        message(job.error);
+    }
+}
 
 }  // namespace spike::ui

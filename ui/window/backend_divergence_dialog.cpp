@@ -32,16 +32,6 @@
 
 namespace spike::ui {
 
-/// One computation: the copy it runs on and its outcome (written by the worker before it ends;
-/// the cancel flag and progress are the AnalysisRunner's).
-struct BackendDivergenceDialog::Job {
-    std::unique_ptr<engine::Module> copy;
-    engine::DivergenceOptions options;
-    std::optional<engine::Divergence> divergence;
-    bool cancelled = false;
-    QString error;
-};
-
 namespace {
 
 QString number(double v)
@@ -296,24 +286,12 @@ bool BackendDivergenceDialog::compute()
         showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    AnalysisRunner* runner = m_runner;
-    options.cancel = &runner->cancelFlag();
-    options.progress = [runner](double done) { runner->progress() = done; };
     job->options = std::move(options);
     showMessage(QString());
     m_export->setEnabled(false);
-    m_runner->start(
-        [job] {
-            try {
-                job->divergence = engine::backendDivergence(*job->copy, job->options);
-            } catch (const engine::DivergenceCancelled&) {
-                job->cancelled = true;
-            } catch (const std::exception& e) {
-                job->error = QString::fromStdString(e.what());
-            }
-        },
-        [this, job] { finishJob(job); });
-    return true;
+    return startAnalysisJob<engine::DivergenceCancelled>(
+        *m_runner, job, [](const engine::Module& copy, const engine::DivergenceOptions& o) { return engine::backendDivergence(copy, o); },
+        [this](const std::shared_ptr<Job>& done) { finishJob(done); });
 }
 
 void BackendDivergenceDialog::cancel()
@@ -323,16 +301,8 @@ void BackendDivergenceDialog::cancel()
 
 void BackendDivergenceDialog::finishJob(const std::shared_ptr<Job>& job)
 {
-    if (job->divergence) {
-        showDivergence(*job->divergence);
-        m_divergence = std::move(job->divergence);
-    }
-    m_export->setEnabled(m_divergence.has_value());
-    if (job->cancelled) {
-        showMessage(tr("Cancelled; the plot shows the previous result, if any."));
-    } else if (!job->divergence) {
-        showMessage(job->error);
-    }
+    finishAnalysisJob(*job, m_divergence, m_export, tr("Cancelled; the plot shows the previous result, if any."),
+                      [this](const engine::Divergence& r) { showDivergence(r); }, [this](const QString& text) { showMessage(text); });
 }
 
 void BackendDivergenceDialog::showDivergence(const engine::Divergence& d)

@@ -82,7 +82,7 @@ public:
     QCPItemText* identicalNote() const { return m_identical; }
 
 private:
-    struct Job;
+    using Job = AnalysisJob<engine::Divergence, engine::DivergenceOptions>;
 
     /// Fills a side combo: CPU with 1, 2, 4... threads, and CUDA (disabled with the reason).
     void fillSide(QComboBox* combo, const QString& objectName);

@@ -25,16 +25,6 @@
 
 namespace spike::ui {
 
-/// One computation: the copy it runs on and its outcome (written by the worker before it ends;
-/// the cancel flag and progress are the AnalysisRunner's).
-struct FiCurveDialog::Job {
-    std::unique_ptr<engine::Module> copy;
-    engine::FiOptions options;
-    std::optional<engine::FiCurve> curve;
-    bool cancelled = false;
-    QString error;
-};
-
 namespace {
 
 QString number(double v)
@@ -184,24 +174,12 @@ bool FiCurveDialog::compute()
         showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    AnalysisRunner* runner = m_runner;
-    options.cancel = &runner->cancelFlag();
-    options.progress = [runner](double done) { runner->progress() = done; };
     job->options = std::move(options);
     showMessage(QString());
     m_export->setEnabled(false);
-    m_runner->start(
-        [job] {
-            try {
-                job->curve = engine::fiCurve(*job->copy, job->options);
-            } catch (const engine::FiCancelled&) {
-                job->cancelled = true;
-            } catch (const std::exception& e) {
-                job->error = QString::fromStdString(e.what());
-            }
-        },
-        [this, job] { finishJob(job); });
-    return true;
+    return startAnalysisJob<engine::FiCancelled>(
+        *m_runner, job, [](const engine::Module& copy, const engine::FiOptions& o) { return engine::fiCurve(copy, o); },
+        [this](const std::shared_ptr<Job>& done) { finishJob(done); });
 }
 
 void FiCurveDialog::cancel()
@@ -211,16 +189,8 @@ void FiCurveDialog::cancel()
 
 void FiCurveDialog::finishJob(const std::shared_ptr<Job>& job)
 {
-    if (job->curve) {
-        showCurve(*job->curve);
-        m_curve = std::move(job->curve);
-    }
-    m_export->setEnabled(m_curve.has_value());
-    if (job->cancelled) {
-        showMessage(tr("Cancelled; the plot shows the previous curve, if any."));
-    } else if (!job->curve) {
-        showMessage(job->error);
-    }
+    finishAnalysisJob(*job, m_curve, m_export, tr("Cancelled; the plot shows the previous curve, if any."),
+                      [this](const engine::FiCurve& r) { showCurve(r); }, [this](const QString& text) { showMessage(text); });
 }
 
 void FiCurveDialog::showCurve(const engine::FiCurve& c)

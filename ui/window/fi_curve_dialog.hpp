@@ -64,7 +64,7 @@ public:
     QCustomPlot* plot() const { return m_plot; }
 
 private:
-    struct Job;
+    using Job = AnalysisJob<engine::FiCurve, engine::FiOptions>;
 
     /// The fields as options; false with a message naming the field.
     bool readOptions(engine::FiOptions& options, QString& error) const;

@@ -32,16 +32,6 @@
 
 namespace spike::ui {
 
-/// One computation: the copy it runs on and its outcome (written by the worker before it ends;
-/// the cancel flag and progress are the AnalysisRunner's).
-struct SweepDialog::Job {
-    std::unique_ptr<engine::Module> copy;
-    engine::SweepOptions options;
-    std::optional<engine::SweepResult> result;
-    bool cancelled = false;
-    QString error;
-};
-
 namespace {
 
 QString number(double v)
@@ -324,24 +314,12 @@ bool SweepDialog::compute()
         showMessage(QString::fromStdString(e.what()));
         return false;
     }
-    AnalysisRunner* runner = m_runner;
-    options.cancel = &runner->cancelFlag();
-    options.progress = [runner](double done) { runner->progress() = done; };
     job->options = std::move(options);
     showMessage(QString());
     m_export->setEnabled(false);
-    m_runner->start(
-        [job] {
-            try {
-                job->result = engine::parameterSweep(*job->copy, job->options);
-            } catch (const engine::SweepCancelled&) {
-                job->cancelled = true;
-            } catch (const std::exception& e) {
-                job->error = QString::fromStdString(e.what());
-            }
-        },
-        [this, job] { finishJob(job); });
-    return true;
+    return startAnalysisJob<engine::SweepCancelled>(
+        *m_runner, job, [](const engine::Module& copy, const engine::SweepOptions& o) { return engine::parameterSweep(copy, o); },
+        [this](const std::shared_ptr<Job>& done) { finishJob(done); });
 }
 
 void SweepDialog::cancel()
@@ -351,16 +329,8 @@ void SweepDialog::cancel()
 
 void SweepDialog::finishJob(const std::shared_ptr<Job>& job)
 {
-    if (job->result) {
-        showResult(*job->result);
-        m_result = std::move(job->result);
-    }
-    m_export->setEnabled(m_result.has_value());
-    if (job->cancelled) {
-        showMessage(tr("Cancelled; the plot shows the previous sweep, if any."));
-    } else if (!job->result) {
-        showMessage(job->error);
-    }
+    finishAnalysisJob(*job, m_result, m_export, tr("Cancelled; the plot shows the previous sweep, if any."),
+                      [this](const engine::SweepResult& r) { showResult(r); }, [this](const QString& text) { showMessage(text); });
 }
 
 void SweepDialog::showResult(const engine::SweepResult& r)

@@ -79,7 +79,7 @@ public:
     QCustomPlot* plot() const { return m_plot; }
 
 private:
-    struct Job;
+    using Job = AnalysisJob<engine::SweepResult, engine::SweepOptions>;
 
     bool readOptions(engine::SweepOptions& options, QString& error) const;
     void finishJob(const std::shared_ptr<Job>& job);
