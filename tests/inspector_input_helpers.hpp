@@ -13,12 +13,14 @@
 #include "ui/window/main_window.hpp"
 
 #include <QAbstractSpinBox>
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QInputDialog>
 #include <QTimer>
+#include <QToolBar>
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -34,6 +36,21 @@ inline void showMainWindow(ui::MainWindow& w)
     QApplication::setActiveWindow(&w);
     QVERIFY(QTest::qWaitForWindowActive(&w));
     settle();
+}
+
+/// Clicks the visible toolbar button of the window's action `name` ("action.run",
+/// "action.step10"), as a person presses it.
+inline void clickToolButton(ui::MainWindow& w, const QString& name)
+{
+    QAction* action = w.action(name);
+    QVERIFY(action != nullptr);
+    for (QToolBar* bar : w.findChildren<QToolBar*>()) {
+        if (QWidget* button = bar->widgetForAction(action); button != nullptr && button->isVisible()) {
+            QTest::mouseClick(button, Qt::LeftButton);
+            return;
+        }
+    }
+    QFAIL(qPrintable(name + QStringLiteral(" has no visible toolbar button")));
 }
 
 inline const engine::Module& shownModule(const ui::MainWindow& w)

@@ -82,19 +82,6 @@ std::map<std::string, engine::ActivationSnapshot> oneStepAfter(std::int64_t befo
     return out;
 }
 
-void clickToolButton(MainWindow& w, const QString& name)
-{
-    QAction* action = w.action(name);
-    QVERIFY(action != nullptr);
-    for (QToolBar* bar : w.findChildren<QToolBar*>()) {
-        if (QWidget* button = bar->widgetForAction(action); button != nullptr && button->isVisible()) {
-            QTest::mouseClick(button, Qt::LeftButton);
-            return;
-        }
-    }
-    QFAIL(qPrintable(name + QStringLiteral(" has no visible toolbar button")));
-}
-
 double histogramTotal(const QCustomPlot& plot)
 {
     double total = 0.0;
@@ -145,10 +132,10 @@ private slots:
         QVERIFY(canvas->nodeItem(conv)->toolTip().contains(QLatin1String("<b>Weights</b>")));
 
         // Step 10, let the refresh put the hooks on, then Step 1: that one step's outputs.
-        clickToolButton(w, QStringLiteral("action.step10"));
+        spike::tests::clickToolButton(w, QStringLiteral("action.step10"));
         QTRY_COMPARE(w.simulatedSteps(), std::int64_t{10});
         QTest::qWait(1200);
-        clickToolButton(w, QStringLiteral("action.step1"));
+        spike::tests::clickToolButton(w, QStringLiteral("action.step1"));
         QTRY_COMPARE(w.simulatedSteps(), std::int64_t{11});
         QTRY_VERIFY2(canvas->nodeStatistics(conv).value(1).startsWith(QStringLiteral("out  μ")),
                      qPrintable(canvas->nodeStatistics(conv).join(" | ")));
@@ -187,7 +174,7 @@ private slots:
         QVERIFY(dialog->activationSummary()->text().startsWith(QLatin1String("Run or Step")));
 
         // Another step: the histogram of the LSTM's latest output (32 hidden values).
-        clickToolButton(w, QStringLiteral("action.step1"));
+        spike::tests::clickToolButton(w, QStringLiteral("action.step1"));
         QTRY_COMPARE(w.simulatedSteps(), std::int64_t{12});
         QTRY_VERIFY2(dialog->activationSummary()->text().startsWith(QLatin1String("Latest output")),
                      qPrintable(dialog->activationSummary()->text()));
@@ -207,7 +194,7 @@ private slots:
         // A structural edit rebuilds the run: the dialog goes on with the new run's outputs.
         QVERIFY(canvas->leave());
         QVERIFY(canvas->addModule(QStringLiteral("PoissonSource")).valid());
-        clickToolButton(w, QStringLiteral("action.step10"));
+        spike::tests::clickToolButton(w, QStringLiteral("action.step10"));
         QTRY_COMPARE(w.simulatedSteps(), std::int64_t{22});
         QTRY_VERIFY2(dialog->activationSummary()->text().contains(QLatin1String("10 calls")),
                      qPrintable(dialog->activationSummary()->text()));

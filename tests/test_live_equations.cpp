@@ -43,20 +43,6 @@ QString dvLine(const EquationView& view)
     return {};
 }
 
-/// Clicks the toolbar button of action `name`.
-void clickToolButton(MainWindow& w, const QString& name)
-{
-    QAction* action = w.action(name);
-    QVERIFY(action != nullptr);
-    for (QToolBar* bar : w.findChildren<QToolBar*>()) {
-        if (QWidget* button = bar->widgetForAction(action); button != nullptr && button->isVisible()) {
-            QTest::mouseClick(button, Qt::LeftButton);
-            return;
-        }
-    }
-    QFAIL(qPrintable(name + QStringLiteral(" has no visible toolbar button")));
-}
-
 /// Clicks the dock tab whose text starts with "Equations", as a person brings the tab to the
 /// front (a run's work layout raises the Inspector).
 void clickEquationsTab(MainWindow& w)
@@ -131,10 +117,10 @@ private slots:
                      qPrintable(view->valueLines().join('\n')));
 
         // 150 steps by the toolbar (before the drive's onset at 200): the simulation's values.
-        clickToolButton(w, QStringLiteral("action.step100"));
+        spike::tests::clickToolButton(w, QStringLiteral("action.step100"));
         QTRY_COMPARE(w.simulatedSteps(), std::int64_t{100});
         for (int i = 0; i < 5; ++i) {
-            clickToolButton(w, QStringLiteral("action.step10"));
+            spike::tests::clickToolButton(w, QStringLiteral("action.step10"));
             QTRY_COMPARE(w.simulatedSteps(), std::int64_t{110 + 10 * i});
         }
         clickEquationsTab(w);
@@ -151,11 +137,11 @@ private slots:
                      qPrintable(dvLine(*view)));
 
         // Running: the time shown moves on by itself.
-        clickToolButton(w, QStringLiteral("action.run"));
+        spike::tests::clickToolButton(w, QStringLiteral("action.run"));
         QTRY_VERIFY(panel->whenLabel()->text().contains(QLatin1String("running")));
         const QString first = panel->whenLabel()->text();
         QTRY_VERIFY_WITH_TIMEOUT(panel->whenLabel()->text() != first, 5000);
-        clickToolButton(w, QStringLiteral("action.run"));  // pause
+        spike::tests::clickToolButton(w, QStringLiteral("action.run"));  // pause
         QTRY_VERIFY(panel->whenLabel()->text().contains(QLatin1String("paused")));
 
         // Off: the equations alone.

@@ -35,6 +35,32 @@ std::string spikeSignal(const engine::Module& module)
     return "out";
 }
 
+/// The module at `path` of `root` ("" the root), or nullptr.
+engine::Module* moduleAt(const engine::Module& root, const std::string& path)
+{
+    for (const auto& [p, module] : root.namedModules()) {
+        if (p == path) {
+            return module;
+        }
+    }
+    return nullptr;
+}
+
+/// Why a read of module `path` from the worker failed ("" when it did not), into `*error`.
+bool readOutcome(const engine::Status& status, bool found, const QString& path, QString* error)
+{
+    QString why;
+    if (!status.ok) {
+        why = QString::fromStdString(status.message);
+    } else if (!found) {
+        why = LiveRun::tr("the running model has no module '%1'").arg(path);
+    }
+    if (error != nullptr) {
+        *error = why;
+    }
+    return why.isEmpty();
+}
+
 }  // namespace
 
 LiveRun::Prepared LiveRun::prepare(std::unique_ptr<engine::Module> model)
@@ -93,65 +119,42 @@ bool LiveRun::copyRunningStates(engine::Module& next, QString* error)
 
 bool LiveRun::readStates(const QString& path, RunStates* out, QString* error)
 {
-    const std::string wanted = path.toStdString();
     bool found = false;
     const engine::Status status = m_controller->readModel([&](const engine::Module& running) {
-        for (const auto& [p, module] : running.namedModules()) {
-            if (p != wanted) {
-                continue;
-            }
-            found = true;
-            out->values.clear();
-            for (const auto& view : module->attributes()) {
-                if (view.spec->kind == engine::AttributeKind::State) {
-                    out->values.emplace(view.spec->name, *view.value);
-                }
+        const engine::Module* module = moduleAt(running, path.toStdString());
+        if (module == nullptr) {
+            return;
+        }
+        found = true;
+        out->values.clear();
+        for (const auto& view : module->attributes()) {
+            if (view.spec->kind == engine::AttributeKind::State) {
+                out->values.emplace(view.spec->name, *view.value);
             }
         }
     });
     out->step = m_controller->currentStep();
-    QString why;
-    if (!status.ok) {
-        why = QString::fromStdString(status.message);
-    } else if (!found) {
-        why = tr("the running model has no module '%1'").arg(path);
-    }
-    if (error != nullptr) {
-        *error = why;
-    }
-    return why.isEmpty();
+    return readOutcome(status, found, path, error);
 }
 
 bool LiveRun::readActivations(const QString& path,
                               std::map<std::string, engine::ActivationSnapshot>* out, QString* error)
 {
-    const std::string wanted = path.toStdString();
     bool found = false;
     const engine::Status status = m_controller->observeModel([&](engine::Module& running) {
-        for (const auto& [p, module] : running.namedModules()) {
-            if (p != wanted) {
-                continue;
-            }
-            found = true;
-            if (!m_activations || !m_activations->watches(*module)) {
-                m_activations.reset();  // hooks of a model a rebuild replaced: already gone
-                m_activations = std::make_unique<engine::ActivationMonitor>(*module);
-                m_activationsPath = wanted;
-            }
-            *out = m_activations->take();
+        engine::Module* module = moduleAt(running, path.toStdString());
+        if (module == nullptr) {
             return;
         }
+        found = true;
+        if (!m_activations || !m_activations->watches(*module)) {
+            m_activations.reset();  // hooks of a model a rebuild replaced: already gone
+            m_activations = std::make_unique<engine::ActivationMonitor>(*module);
+            m_activationsPath = path.toStdString();
+        }
+        *out = m_activations->take();
     });
-    QString why;
-    if (!status.ok) {
-        why = QString::fromStdString(status.message);
-    } else if (!found) {
-        why = tr("the running model has no module '%1'").arg(path);
-    }
-    if (error != nullptr) {
-        *error = why;
-    }
-    return why.isEmpty();
+    return readOutcome(status, found, path, error);
 }
 
 void LiveRun::stopActivations()
@@ -275,14 +278,10 @@ bool LiveRun::replaceModel(std::unique_ptr<engine::Module> model, QString* error
     if (m_activations) {
         // The hooks went with the old model: put them on the new one before it steps, so that
         // no step goes unseen.
-        const std::string path = m_activationsPath;
-        static_cast<void>(m_controller->observeModel([this, &path](engine::Module& running) {
+        static_cast<void>(m_controller->observeModel([this](engine::Module& running) {
             m_activations.reset();
-            for (const auto& [p, module] : running.namedModules()) {
-                if (p == path) {
-                    m_activations = std::make_unique<engine::ActivationMonitor>(*module);
-                    return;
-                }
+            if (engine::Module* module = moduleAt(running, m_activationsPath)) {
+                m_activations = std::make_unique<engine::ActivationMonitor>(*module);
             }
         }));
     }

@@ -3,6 +3,7 @@
 
 #include <QDialog>
 #include <QLabel>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -69,6 +70,33 @@ void showAnalysisMessage(QLabel* label, const QString& text)
 {
     label->setText(text);
     label->setVisible(!text.isEmpty());
+}
+
+AnalysisButtons analysisButtons(QDialog* dialog, const QString& prefix, const std::function<void()>& compute,
+                                const std::function<void()>& exportResult)
+{
+    AnalysisButtons b;
+    b.compute = new QPushButton(QObject::tr("Compute"), dialog);
+    b.compute->setObjectName(prefix + QStringLiteral("Compute"));
+    b.compute->setDefault(true);
+    b.exportButton = new QPushButton(QObject::tr("Export…"), dialog);
+    b.exportButton->setEnabled(false);
+    b.cancel = new QPushButton(QObject::tr("Cancel"), dialog);
+    b.cancel->setObjectName(prefix + QStringLiteral("Cancel"));
+    b.progress = new QProgressBar(dialog);
+    b.progress->setObjectName(prefix + QStringLiteral("Progress"));
+    auto* close = new QPushButton(QObject::tr("Close"), dialog);
+    QObject::connect(b.compute, &QPushButton::clicked, dialog, compute);
+    QObject::connect(b.exportButton, &QPushButton::clicked, dialog, exportResult);
+    QObject::connect(close, &QPushButton::clicked, dialog, &QDialog::close);
+    b.row = new QHBoxLayout;
+    b.row->addWidget(b.compute);
+    b.row->addWidget(b.cancel);
+    b.row->addWidget(b.progress, 1);
+    b.row->addWidget(b.exportButton);
+    b.row->addStretch(1);
+    b.row->addWidget(close);
+    return b;
 }
 
 void fitToScreen(QDialog* dialog, int width, int height)

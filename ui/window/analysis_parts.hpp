@@ -31,6 +31,7 @@
 #include <optional>
 
 class QDialog;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -55,6 +56,20 @@ QLabel* analysisSummaryLabel(QWidget* parent, const QString& objectName, const Q
 void showAnalysisMessage(QLabel* label, const QString& text);
 /// Resizes `dialog` to width x height, or what its screen has room for (a 1024 x 700 display).
 void fitToScreen(QDialog* dialog, int width, int height);
+
+/// The row under an analysis plot; see analysisButtons().
+struct AnalysisButtons {
+    QPushButton* compute = nullptr;
+    QPushButton* cancel = nullptr;
+    QProgressBar* progress = nullptr;
+    QPushButton* exportButton = nullptr;
+    QHBoxLayout* row = nullptr;
+};
+/// Compute (the default button; clicks call `compute`), Cancel, a progress bar, Export… (off until
+/// there is a result; clicks call `exportResult`), a stretch and Close (closes `dialog`). Compute,
+/// Cancel and the bar are named `prefix` + "Compute", "Cancel", "Progress".
+AnalysisButtons analysisButtons(QDialog* dialog, const QString& prefix, const std::function<void()>& compute,
+                                const std::function<void()>& exportResult);
 
 /// See the file comment.
 class AnalysisRunner : public QObject {

@@ -131,27 +131,14 @@ BackendDivergenceDialog::BackendDivergenceDialog(GraphDocument& doc, QWidget* pa
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
-    m_compute = new QPushButton(tr("Compute"), this);
-    m_compute->setObjectName(QStringLiteral("divergenceCompute"));
-    m_compute->setDefault(true);
-    m_export = new QPushButton(tr("Export…"), this);
-    m_export->setEnabled(false);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setObjectName(QStringLiteral("divergenceCancel"));
-    m_progress = new QProgressBar(this);
-    m_progress->setObjectName(QStringLiteral("divergenceProgress"));
+    const AnalysisButtons row = analysisButtons(this, QStringLiteral("divergence"), [this] { compute(); },
+                                                [this] { exportPlotDialog(); });
+    m_compute = row.compute;
+    m_cancel = row.cancel;
+    m_progress = row.progress;
+    m_export = row.exportButton;
     m_runner = new AnalysisRunner(m_compute, m_cancel, m_progress, this);
-    auto* close = new QPushButton(tr("Close"), this);
-    connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
-    connect(m_export, &QPushButton::clicked, this, &BackendDivergenceDialog::exportPlotDialog);
-    connect(close, &QPushButton::clicked, this, &QDialog::close);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_compute);
-    buttons->addWidget(m_cancel);
-    buttons->addWidget(m_progress, 1);
-    buttons->addWidget(m_export);
-    buttons->addStretch(1);
-    buttons->addWidget(close);
+    QHBoxLayout* buttons = row.row;
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);

@@ -91,27 +91,14 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
-    m_compute = new QPushButton(tr("Compute"), this);
-    m_compute->setObjectName(QStringLiteral("fiCompute"));
-    m_compute->setDefault(true);
-    m_export = new QPushButton(tr("Export…"), this);
-    m_export->setEnabled(false);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setObjectName(QStringLiteral("fiCancel"));
-    m_progress = new QProgressBar(this);
-    m_progress->setObjectName(QStringLiteral("fiProgress"));
+    const AnalysisButtons row = analysisButtons(this, QStringLiteral("fi"), [this] { compute(); },
+                                                [this] { exportCurve(); });
+    m_compute = row.compute;
+    m_cancel = row.cancel;
+    m_progress = row.progress;
+    m_export = row.exportButton;
     m_runner = new AnalysisRunner(m_compute, m_cancel, m_progress, this);
-    auto* close = new QPushButton(tr("Close"), this);
-    connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
-    connect(m_export, &QPushButton::clicked, this, &FiCurveDialog::exportCurve);
-    connect(close, &QPushButton::clicked, this, &QDialog::close);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_compute);
-    buttons->addWidget(m_cancel);
-    buttons->addWidget(m_progress, 1);
-    buttons->addWidget(m_export);
-    buttons->addStretch(1);
-    buttons->addWidget(close);
+    QHBoxLayout* buttons = row.row;
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);

@@ -171,29 +171,17 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     m_plot->yAxis->setLabel(tr("measure"));
     connect(m_plot, &QCustomPlot::mousePress, this, &SweepDialog::plotClicked);
 
-    m_compute = new QPushButton(tr("Compute"), this);
-    m_compute->setObjectName(QStringLiteral("sweepCompute"));
-    m_compute->setDefault(true);
-    m_compute->setEnabled(!sweepable.empty());
-    m_export = new QPushButton(tr("Export…"), this);
-    m_export->setEnabled(false);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setObjectName(QStringLiteral("sweepCancel"));
-    m_progress = new QProgressBar(this);
+    const AnalysisButtons row = analysisButtons(this, QStringLiteral("sweep"), [this] { compute(); },
+                                                [this] { exportResult(); });
+    m_compute = row.compute;
+    m_cancel = row.cancel;
+    m_progress = row.progress;
+    m_export = row.exportButton;
     m_runner = new AnalysisRunner(m_compute, m_cancel, m_progress, this);
-    auto* close = new QPushButton(tr("Close"), this);
-    connect(m_compute, &QPushButton::clicked, this, [this] { compute(); });
-    connect(m_export, &QPushButton::clicked, this, &SweepDialog::exportResult);
-    connect(close, &QPushButton::clicked, this, &QDialog::close);
+    m_compute->setEnabled(!sweepable.empty());
     connect(m_second, &QCheckBox::toggled, this, &SweepDialog::updateFields);
     connect(m_measure, &QComboBox::currentIndexChanged, this, &SweepDialog::updateFields);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_compute);
-    buttons->addWidget(m_cancel);
-    buttons->addWidget(m_progress, 1);
-    buttons->addWidget(m_export);
-    buttons->addStretch(1);
-    buttons->addWidget(close);
+    QHBoxLayout* buttons = row.row;
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(grid);
