@@ -23,6 +23,9 @@
 // unconnected, same executor), so "delivery events/s" = events / (run - neuron part) is printed.
 //
 // Memory (MemAvailable) is checked before each size; a size that would not fit is skipped.
+// mem = the growth of the resident set (/proc/self/statm) from before the connected network is
+// built to after its warm-up steps: synapses, neuron states, the executor's rows and spike lists;
+// B/syn = mem / synapses (issue #22's target: at most 6 bytes per synapse at 10^6 neurons).
 // Single-threaded. Owns only what main() builds. Targets: none (information for the lead).
 #include "bench/bench_common.hpp"
 #include "engine/runtime/backend.hpp"
@@ -31,6 +34,7 @@
 #include "engine/network/projections.hpp"
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -81,8 +85,22 @@ struct Row {
     double fewest = 0.0;         ///< fewest spikes in one step, over kSpreadSteps extra steps
     double most = 0.0;           ///< most spikes in one step, over the same steps
     double cpuShare = 1.0;
+    double residentBase = 0.0;  ///< [B] resident set before the connected network was built
+    double memoryBytes = 0.0;   ///< [B] its growth until after the warm-up
     std::string note;
 };
+
+/// The process's resident set [B] (Linux /proc/self/statm), 0 when unreadable.
+double residentBytes()
+{
+    std::ifstream in("/proc/self/statm");
+    double pages = 0.0;
+    double resident = 0.0;
+    if (!(in >> pages >> resident)) {
+        return 0.0;
+    }
+    return resident * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
 
 /// Untimed steps after the timed ones whose spike totals show whether activity is asynchronous.
 constexpr std::int64_t kSpreadSteps = 100;
@@ -236,6 +254,9 @@ double run(const Options& opt, engine::BackendKind kind, Built& built, bool coun
         }
     };
     advance(opt.warmup, false);
+    if (count) {
+        row.memoryBytes = residentBytes() - row.residentBase;
+    }
     const double cpu0 = threadCpuSeconds();
     const auto start = Clock::now();
     advance(opt.steps, true);
@@ -268,7 +289,10 @@ void printRow(const Row& r, double dt, std::int64_t steps)
     const double rate = r.spikes / (static_cast<double>(r.n) * static_cast<double>(steps) * dt);
     const double eps = r.runSeconds > 0.0 ? r.events / r.runSeconds : 0.0;
     const double delivery = r.runSeconds - r.neuronSeconds;
+    const std::optional<double> perSynapse =
+        r.synapses > 0 ? std::optional<double>(r.memoryBytes / static_cast<double>(r.synapses)) : std::nullopt;
     std::cout << fmt(static_cast<double>(r.n), 9, 0) << fmt(static_cast<double>(r.synapses), 12, 0)
+              << fmt(r.memoryBytes / 1048576.0, 9, 0) << fmt(perSynapse, 7, 2)
               << fmt(r.buildSeconds, 9, 2) << fmt(r.runSeconds, 9, 3) << fmt(r.neuronSeconds, 10, 3)
               << fmt(rate, 9, 2) << fmt(r.fewest, 8, 0) << fmt(r.most, 8, 0)
               << fmt(r.events / static_cast<double>(steps) / 1e3, 13, 1)
@@ -315,7 +339,7 @@ int main(int argc, char** argv)
               << opt.we << " mV) + " << opt.fanInInh << " inh (" << opt.wi << " mV), dt = "
               << opt.dt * 1e3 << " ms, " << opt.warmup << " warm-up + " << opt.steps
               << " timed steps, backend " << opt.backend << ", threads " << opt.threads << "\n\n";
-    std::cout << "        N    synapses  build[s]   run[s] neurons[s] rate[Hz] min/step max/step events/step[k]"
+    std::cout << "        N    synapses  mem[MB]  B/syn  build[s]   run[s] neurons[s] rate[Hz] min/step max/step events/step[k]"
                  "  Mevents/s  delivery Mev/s  rand-acc M/s   ratio\n";
 
     std::vector<Row> rows;
@@ -340,6 +364,7 @@ int main(int argc, char** argv)
                 Built twin = build(opt, n, false);
                 row.neuronSeconds = run(opt, kind, twin, false, row);
             }
+            row.residentBase = residentBytes();
             const auto start = Clock::now();
             Built built = build(opt, n, true);
             row.buildSeconds = secondsSince(start);
@@ -359,7 +384,8 @@ int main(int argc, char** argv)
                  "unconnected (lock-step, no probes);\nmin/step, max/step = fewest and most "
                  "spikes in one step over " << kSpreadSteps << " further steps (asynchronous "
                  "activity: both near rate x N x dt);\ndelivery Mev/s = events / (run - neurons); "
-                 "ratio = Mevents/s / random-access M/s (scattered adds into 2N floats)\n";
+                 "ratio = Mevents/s / random-access M/s (scattered adds into 2N floats);\nmem = resident-set growth "
+                 "from before the build to after the warm-up, B/syn = mem / synapses\n";
     std::cout << "load average at end: " << spike::bench::loadAverage() << "\n";
 
     if (!opt.jsonPath.empty()) {
@@ -376,6 +402,7 @@ int main(int argc, char** argv)
                                {"fewest_spikes_per_step", r.fewest},
                                {"most_spikes_per_step", r.most},
                                {"cpu_share", r.cpuShare},
+                               {"memory_bytes", r.memoryBytes},
                                {"note", r.note}});
         }
         std::ofstream out(opt.jsonPath);
