@@ -2,18 +2,40 @@
 // engine::HeadlessRun (engine/runtime/headless_run.hpp), the code bench/cuba times as the product
 // path; this file turns the options into its requests, writes the recordings (only after the run
 // succeeded) and prints the summary. See spikesim_commands.hpp. Runs on the main thread.
+#include "engine/neurons/equation_neuron.hpp"
 #include "engine/runtime/headless_run.hpp"
 #include "engine/tensor/npy.hpp"
 #include "app/spikesim_commands.hpp"
 
 #include <filesystem>
 #include <iomanip>
+#include <map>
 
 namespace spike::app {
 
 using engine::Error;
 using engine::Shape;
 using engine::Tensor;
+
+namespace {
+
+/// "equations: RS, FS: native code": how the equation populations ran on the CPU (one line per
+/// way, docs/equations.md), nothing when there are none.
+void printEquationExecution(const engine::Module& root, std::ostream& out)
+{
+    std::map<std::string, std::string> byStatus;
+    for (const auto& [path, module] : root.namedModules()) {
+        if (const auto* eq = dynamic_cast<const engine::EquationNeuron*>(module)) {
+            std::string& names = byStatus[eq->population().executionStatus()];
+            names += (names.empty() ? "" : ", ") + (path.empty() ? std::string("(root)") : path);
+        }
+    }
+    for (const auto& [status, names] : byStatus) {
+        out << "equations: " << names << ": " << status << "\n";
+    }
+}
+
+}  // namespace
 
 void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor& input,
                    std::int64_t steps, const std::vector<std::string>& keys, std::ostream& out,
@@ -102,6 +124,9 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
         << std::fixed << std::setprecision(0) << spikeCount << ", rate " << std::setprecision(2)
         << (neurons > 0 ? spikeCount / (static_cast<double>(neurons) * steps * dt) : 0.0)
         << " Hz\n";
+    if (run.executor().backendName() == "cpu") {
+        printEquationExecution(root, out);
+    }
 }
 
 }  // namespace spike::app

@@ -11,6 +11,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <filesystem>
@@ -61,6 +62,34 @@ private slots:
         QVERIFY2(o.err.contains("cell.v[0] became inf, set by dv/dt = v*v/(mV*ms) (line 1, column 2 of the "
                                 "EquationNeuron equations)"),
                  qPrintable(o.err));
+    }
+
+    void runSaysHowEquationPopulationsRan()
+    {
+        // Short runs interpret; with SPIKE_EQ_NATIVE=sync the step is native code from the
+        // second step, with the same spikes (docs/equations.md, "How it runs").
+        const QStringList args{QStringLiteral("run"), spike::tests::exampleModel("izhikevich_presets.json"),
+                               QStringLiteral("--steps"), QStringLiteral("3000"), QStringLiteral("--backend"),
+                               QStringLiteral("cpu")};
+        const Outcome interpreted = runSpikesim(args);
+        QCOMPARE(interpreted.exitCode, 0);
+        QVERIFY2(interpreted.out.contains("equations: izhikevich: interpreted (native code is compiled after 2000000 "
+                                          "neuron-steps)"),
+                 qPrintable(interpreted.out));
+        QTemporaryDir cache;
+        qputenv("SPIKE_EQ_NATIVE", "sync");
+        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
+        const Outcome native = runSpikesim(args);
+        qunsetenv("SPIKE_EQ_NATIVE");
+        qunsetenv("SPIKE_EQ_CACHE");
+        QCOMPARE(native.exitCode, 0);
+        QVERIFY2(native.out.contains("equations: izhikevich: native code\n"), qPrintable(native.out));
+        QVERIFY(!native.out.contains("interpreted"));
+        const auto spikes = [](const QString& out) {
+            return QRegularExpression(QStringLiteral("spikes (\\d+)")).match(out).captured(1);
+        };
+        QVERIFY(!spikes(native.out).isEmpty());
+        QCOMPARE(spikes(native.out), spikes(interpreted.out));
     }
 
     void infoPrintsTreeAndRegistry()

@@ -36,6 +36,7 @@ inline ProductResult timeProductPath(const std::string& modelPath, engine::Backe
     engine::HeadlessRunOptions options;
     options.backend = kind;
     options.spikeLists = spikeLists;
+    options.threads = 1;  // one core, as the engine-only path and Brian2 run
     return spike::bench::timeHeadless([&modelPath] { return engine::loadModel(modelPath); }, options, steps,
                                       repeats, modelPath);
 }

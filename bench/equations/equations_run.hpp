@@ -38,6 +38,7 @@ inline Timing timeHeadless(const Factory& factory, engine::BackendKind kind, std
 {
     engine::HeadlessRunOptions options;
     options.backend = kind;
+    options.threads = 1;  // one core, as the Brian2 side runs
     return spike::bench::timeHeadless(factory, options, steps, repeats);
 }
 

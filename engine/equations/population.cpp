@@ -36,6 +36,8 @@ Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(
         }
     }
     m_zeros.assign(un, 0.0F);
+    m_slotData.assign(m_bind.size(), nullptr);
+    m_nativeLayout.assign(m_bind.size(), 0);
     const int registers = std::max({m_model.init.registers, m_model.step.registers, m_model.matrix.registers, 1});
     m_registers.assign(static_cast<std::size_t>(registers) * static_cast<std::size_t>(kBlock), 0.0F);
     parametersChanged();
@@ -136,7 +138,78 @@ void Population::step(const float* const* inputs, double t)
         m_bind[m_inputSlots[k]] = {const_cast<float*>(row), true};
     }
     m_arrays[static_cast<std::size_t>(m_model.timeSlot)][0] = static_cast<float>(t);
+    if (m_native.kind == NativeCode::Kind::Ready && nativeMatches()) {
+        for (std::size_t s = 0; s < m_bind.size(); ++s) {
+            m_slotData[s] = m_bind[s].data;
+        }
+        m_native.fn(m_slotData.data(), 0, m_n);
+        return;
+    }
     executeAll(m_model.step, m_bind.data(), m_n, m_registers.data());
+    considerNative();
+}
+
+bool Population::nativeMatches() const
+{
+    for (std::size_t s = 0; s < m_bind.size(); ++s) {
+        if (static_cast<char>(m_bind[s].perNeuron) != m_nativeLayout[s]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void Population::considerNative()
+{
+    const NativeMode mode = nativeMode();
+    if (mode == NativeMode::Off) {
+        return;
+    }
+    ++m_interpretedSteps;
+    if (!nativeMatches()) {  // the first step, or a parameter became per-neuron or shared
+        for (std::size_t s = 0; s < m_bind.size(); ++s) {
+            m_nativeLayout[s] = static_cast<char>(m_bind[s].perNeuron);
+        }
+        m_nativeSource = nativeSource(m_model.step, m_nativeLayout);
+        // Code compiled before (in this process or into the disk cache) is used at once.
+        m_native = nativeCode(m_nativeSource, false);
+        return;
+    }
+    switch (m_native.kind) {
+    case NativeCode::Kind::Ready:
+    case NativeCode::Kind::Failed:
+        return;
+    case NativeCode::Kind::Pending:
+        if (m_interpretedSteps % 64 == 0) {  // a lookup hashes the source: not every step
+            m_native = nativeCode(m_nativeSource, false);
+        }
+        return;
+    case NativeCode::Kind::Absent:
+        if (mode == NativeMode::Async && m_interpretedSteps * m_n < kNativeAfterNeuronSteps) {
+            return;
+        }
+        m_native = nativeCode(m_nativeSource, true);
+        return;
+    }
+}
+
+std::string Population::executionStatus() const
+{
+    switch (m_native.kind) {
+    case NativeCode::Kind::Ready:
+        return nativeMatches() ? "native code" : "interpreted (native code for a new layout not asked for yet)";
+    case NativeCode::Kind::Pending:
+        return "interpreted (native code compiling)";
+    case NativeCode::Kind::Failed:
+        return "interpreted: " + m_native.message;
+    case NativeCode::Kind::Absent:
+        break;
+    }
+    if (nativeMode() == NativeMode::Off) {
+        return "interpreted (native code off)";
+    }
+    return "interpreted (native code is compiled after " + std::to_string(kNativeAfterNeuronSteps) +
+           " neuron-steps)";
 }
 
 }  // namespace spike::engine::equations

@@ -2,11 +2,15 @@
 // refractory counter, spikes, the exact method's propagators) bound to its programs. What the
 // EquationNeuron module and the tests step. Invariant: every slot's binding points at storage
 // this object owns, except the input slots, which step() points at the caller's rows for the
-// duration of the call, and the states a caller bound to its own arrays (bindState()). Not thread-safe; owned by whichever thread evolves it; step() does not
-// allocate.
+// duration of the call, and the states a caller bound to its own arrays (bindState()). step()
+// runs the step program's native code (native.hpp) once it is ready for the current layout of
+// per-neuron and shared slots, else interprets it; both give the same bits. Not thread-safe;
+// owned by whichever thread evolves it; step() does not allocate (except on the rare step that
+// asks for native code).
 #pragma once
 
 #include "engine/equations/compiler.hpp"
+#include "engine/equations/native.hpp"
 
 #include <cstdint>
 #include <string>
@@ -52,6 +56,9 @@ public:
     const SlotBinding& binding(std::size_t s) const { return m_bind[s]; }
     /// The last step's spikes, n values of 0 or 1.
     const float* spikes() const { return m_arrays[static_cast<std::size_t>(m_model.spikeSlot)].data(); }
+    /// How step() runs: "native code", "interpreted (native code compiling)", "interpreted (native
+    /// code off)", "interpreted (until N neuron-steps)" or "interpreted: <why native code failed>".
+    std::string executionStatus() const;
 
 private:
     CompiledModel m_model;
@@ -61,6 +68,14 @@ private:
     std::vector<float> m_registers;
     std::vector<float> m_zeros;  ///< an input nobody wires
     std::vector<std::size_t> m_inputSlots;  ///< slot of model.inputs[k]
+    // Native code of the step program (native.hpp) for the slot layout m_nativeLayout.
+    bool nativeMatches() const;
+    void considerNative();
+    std::vector<float*> m_slotData;   ///< per slot, the pointer handed to native code
+    std::vector<char> m_nativeLayout;  ///< per slot, per-neuron (1) or shared (0)
+    NativeCode m_native;
+    std::string m_nativeSource;
+    std::int64_t m_interpretedSteps = 0;
 };
 
 }  // namespace spike::engine::equations
