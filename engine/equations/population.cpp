@@ -118,6 +118,12 @@ void Population::bindState(std::size_t i, float* data)
     m_bind[slot].data = data != nullptr ? data : m_arrays[slot].data();
 }
 
+void Population::bindSpikes(float* data)
+{
+    const auto slot = static_cast<std::size_t>(m_model.spikeSlot);
+    m_bind[slot].data = data != nullptr ? data : m_arrays[slot].data();
+}
+
 void Population::bindRefractory(float* data)
 {
     if (m_model.refractorySlot >= 0) {

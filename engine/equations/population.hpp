@@ -55,7 +55,10 @@ public:
     /// Slot `s`'s array as the programs see it (n values when perNeuron, else 1).
     const SlotBinding& binding(std::size_t s) const { return m_bind[s]; }
     /// The last step's spikes, n values of 0 or 1.
-    const float* spikes() const { return m_arrays[static_cast<std::size_t>(m_model.spikeSlot)].data(); }
+    const float* spikes() const { return m_bind[static_cast<std::size_t>(m_model.spikeSlot)].data; }
+    /// Makes the next steps write their spikes into the caller's n floats (until bound again);
+    /// nullptr: back to own storage.
+    void bindSpikes(float* data);
     /// How step() runs: "native code", "interpreted (native code compiling)", "interpreted (native
     /// code off)", "interpreted (until N neuron-steps)" or "interpreted: <why native code failed>".
     std::string executionStatus() const;

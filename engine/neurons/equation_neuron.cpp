@@ -279,8 +279,8 @@ void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spi
         for (std::size_t k = 0; k < m_inputRows.size(); ++k) {
             m_inputRows[k] = input + t * nIn + static_cast<std::int64_t>(k) * n;
         }
+        pop.bindSpikes(spikesOut + t * n);  // the step writes its spikes straight into the output row
         pop.step(m_inputRows.data(), static_cast<double>(start + t) * dt);
-        std::copy(pop.spikes(), pop.spikes() + n, spikesOut + t * n);
         for (std::size_t k = 0; k < m_work.size(); ++k) {
             if (traces[k]) {
                 traces[k].write(t, m_work[k].data(), n);
@@ -294,6 +294,7 @@ void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spi
         pop.bindState(i, nullptr);
     }
     pop.bindRefractory(nullptr);
+    pop.bindSpikes(nullptr);
 }
 
 }  // namespace spike::engine
