@@ -11,13 +11,14 @@
 // waits for the work, so closing a dialog mid-computation is safe. Thread: GUI thread, except
 // the atomics, which the work writes from its thread.
 //
-// AnalysisJob and startAnalysisJob() / finishAnalysisJob(): one computation of FiCurveDialog,
-// SweepDialog or BackendDivergenceDialog - the module copy it runs on, its options (given the
-// runner's cancel flag and progress), its result, whether it was cancelled and its error - and
-// what the dialog does with it when it ends.
+// AnalysisJob and launchAnalysisJob() / startAnalysisJob() / finishAnalysisJob(): one
+// computation of FiCurveDialog, SweepDialog or BackendDivergenceDialog - the module copy it runs
+// on, its options (given the runner's cancel flag and progress), its result, whether it was
+// cancelled and its error - and what the dialog does with it when it ends.
 #pragma once
 
 #include "engine/core/module.hpp"
+#include "engine/io/model_clone.hpp"
 
 #include <QObject>
 #include <QString>
@@ -135,6 +136,26 @@ bool startAnalysisJob(AnalysisRunner& runner, std::shared_ptr<Job> job, Compute 
             }
         },
         [job, finished] { finished(job); });
+}
+
+/// A new job on a copy of `source` (engine::cloneModule; a copy that fails is `message`d and
+/// nothing starts) with `options`: the message cleared, Export disabled until the result, then
+/// startAnalysisJob(). False when nothing started.
+template <typename Cancelled, typename Job, typename Options, typename Message, typename Compute, typename Finished>
+bool launchAnalysisJob(AnalysisRunner& runner, const engine::Module& source, Options options, QWidget* exportButton,
+                       Message message, Compute compute, Finished finished)
+{
+    auto job = std::make_shared<Job>();
+    try {
+        job->copy = engine::cloneModule(source);
+    } catch (const std::exception& e) {
+        message(QString::fromStdString(e.what()));
+        return false;
+    }
+    job->options = std::move(options);
+    message(QString());
+    exportButton->setEnabled(false);
+    return startAnalysisJob<Cancelled>(runner, std::move(job), compute, finished);
 }
 
 /// A finished job: its result shown (`show(result)`) and kept in `kept`; Export enabled while a

@@ -7,7 +7,6 @@
 #include "ui/plots/plot_export.hpp"
 #include "ui/plots/plot_style.hpp"
 
-#include "engine/io/model_clone.hpp"
 #include "engine/tensor/error.hpp"
 
 #include <QCheckBox>
@@ -266,18 +265,9 @@ bool BackendDivergenceDialog::compute()
         showMessage(error);
         return false;
     }
-    auto job = std::make_shared<Job>();
-    try {
-        job->copy = engine::cloneModule(m_doc.root());
-    } catch (const std::exception& e) {
-        showMessage(QString::fromStdString(e.what()));
-        return false;
-    }
-    job->options = std::move(options);
-    showMessage(QString());
-    m_export->setEnabled(false);
-    return startAnalysisJob<engine::DivergenceCancelled>(
-        *m_runner, job, [](const engine::Module& copy, const engine::DivergenceOptions& o) { return engine::backendDivergence(copy, o); },
+    return launchAnalysisJob<engine::DivergenceCancelled, Job>(
+        *m_runner, m_doc.root(), std::move(options), m_export, [this](const QString& text) { showMessage(text); },
+        [](const engine::Module& copy, const engine::DivergenceOptions& o) { return engine::backendDivergence(copy, o); },
         [this](const std::shared_ptr<Job>& done) { finishJob(done); });
 }
 

@@ -6,7 +6,6 @@
 
 #include "ui/plots/plot_export.hpp"
 
-#include "engine/io/model_clone.hpp"
 #include "engine/tensor/error.hpp"
 
 #include <QDialogButtonBox>
@@ -154,18 +153,9 @@ bool FiCurveDialog::compute()
         showMessage(error);
         return false;
     }
-    auto job = std::make_shared<Job>();
-    try {
-        job->copy = engine::cloneModule(*module);
-    } catch (const std::exception& e) {
-        showMessage(QString::fromStdString(e.what()));
-        return false;
-    }
-    job->options = std::move(options);
-    showMessage(QString());
-    m_export->setEnabled(false);
-    return startAnalysisJob<engine::FiCancelled>(
-        *m_runner, job, [](const engine::Module& copy, const engine::FiOptions& o) { return engine::fiCurve(copy, o); },
+    return launchAnalysisJob<engine::FiCancelled, Job>(
+        *m_runner, *module, std::move(options), m_export, [this](const QString& text) { showMessage(text); },
+        [](const engine::Module& copy, const engine::FiOptions& o) { return engine::fiCurve(copy, o); },
         [this](const std::shared_ptr<Job>& done) { finishJob(done); });
 }
 

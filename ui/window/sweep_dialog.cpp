@@ -295,18 +295,9 @@ bool SweepDialog::compute()
         showMessage(error);
         return false;
     }
-    auto job = std::make_shared<Job>();
-    try {
-        job->copy = engine::cloneModule(*module);
-    } catch (const std::exception& e) {
-        showMessage(QString::fromStdString(e.what()));
-        return false;
-    }
-    job->options = std::move(options);
-    showMessage(QString());
-    m_export->setEnabled(false);
-    return startAnalysisJob<engine::SweepCancelled>(
-        *m_runner, job, [](const engine::Module& copy, const engine::SweepOptions& o) { return engine::parameterSweep(copy, o); },
+    return launchAnalysisJob<engine::SweepCancelled, Job>(
+        *m_runner, *module, std::move(options), m_export, [this](const QString& text) { showMessage(text); },
+        [](const engine::Module& copy, const engine::SweepOptions& o) { return engine::parameterSweep(copy, o); },
         [this](const std::shared_ptr<Job>& done) { finishJob(done); });
 }
 
