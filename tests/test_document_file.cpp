@@ -437,6 +437,7 @@ private Q_SLOTS:
                                 QStringLiteral("Parameter sweep: tau_mem against threshold"),
                                 QStringLiteral("Poisson-driven LIF layer"), QStringLiteral("Two-layer LIF"),
                                 QStringLiteral("CUBA network"), QStringLiteral("Izhikevich firing patterns"),
+                                QStringLiteral("LIFRefrac written as equations"),
                                 QStringLiteral("COBA network (conductance-based)"), QStringLiteral("Dynamics network driven by a sine input"),
                                 QStringLiteral("Dynamics network (reference weights)")};
         qsizetype last = -1;

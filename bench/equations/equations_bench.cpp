@@ -14,6 +14,9 @@
 //   3. cuba        bench/cuba's CUBA network (4000 CUBALIF, the model file) against the same
 //                  network with both populations an EquationNeuron running CUBA's neuron as
 //                  equations (method exact). SpikeStudio only.
+//   4. lifrefrac   10^5 of Norse's LIFRefrac, built in, against the same neuron as equations
+//                  (resources/examples/lifrefrac_as_equations.json), a current step into
+//                  every neuron, dt 1 ms. SpikeStudio only.
 //
 // The drives are drawn here (seeded), written to a temporary text file and passed to the peer,
 // so both sides use the same numbers. SpikeStudio side: the product path (equations_run.hpp:
@@ -23,7 +26,7 @@
 //
 // Printed: a table with both run times, Brian2 / SpikeStudio, both mean rates and their relative
 // difference; the targets (>= 2x Brian2 on one core, rates within 5 %, equations within
-// 1.5x of the hand-written CUBALIF), reported, never asserted; and one line "JSON {...}" with
+// 1.5x of the hand-written neuron), reported, never asserted; and one line "JSON {...}" with
 // everything (also written to --json). Single-threaded. Owns only what main() builds.
 #include "bench/bench_common.hpp"
 #include "bench/equations/equations_models.hpp"
@@ -62,9 +65,11 @@ struct Options {
     std::uint64_t seed = 1;
     int repeats = 3;
     bool brian = true;
-    std::vector<std::string> cases{"izhikevich", "uncoupled", "hh", "cuba"};
+    std::vector<std::string> cases{"izhikevich", "uncoupled", "hh", "cuba", "lifrefrac"};
     eqb::IzhikevichCoupling coupling;
     std::string cubaModel = std::string(SPIKE_BENCH_DIR) + "/cuba/cuba_network_4000.json";
+    std::string lifRefracModel = std::string(SPIKE_BENCH_DIR) + "/../resources/examples/lifrefrac_as_equations.json";
+    std::int64_t lifRefracNeurons = 100000;
     std::string jsonPath;
     std::string python = "/usr/bin/python3";
     std::string peerScript = std::string(SPIKE_BENCH_DIR) + "/equations/brian2_equations.py";
@@ -237,13 +242,17 @@ int main(int argc, char** argv)
     app.add_option("--cases", opt.cases,
                    "Cases to run: izhikevich, uncoupled (the Izhikevich populations with p = 0, "
                    "where the neuron update's share of the time shows), hh, cuba")
-        ->capture_default_str()->check(CLI::IsMember({"izhikevich", "uncoupled", "hh", "cuba"}));
+        ->capture_default_str()->check(CLI::IsMember({"izhikevich", "uncoupled", "hh", "cuba", "lifrefrac"}));
     app.add_option("--p", opt.coupling.p, "Izhikevich: connection probability")
         ->capture_default_str()->check(CLI::Range(0.0, 1.0));
     app.add_option("--we", opt.coupling.we, "Izhikevich: RS weight [V]")->capture_default_str();
     app.add_option("--wi", opt.coupling.wi, "Izhikevich: FS weight [V]")->capture_default_str();
     app.add_option("--cuba-model", opt.cubaModel, "CUBA model file (CUBALIF populations)")
         ->capture_default_str();
+    app.add_option("--lifrefrac-model", opt.lifRefracModel, "The LIFRefrac-as-equations example")
+        ->capture_default_str();
+    app.add_option("--lifrefrac-neurons", opt.lifRefracNeurons, "Neurons of the lifrefrac case")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
     bool noBrian = false;
     app.add_flag("--no-brian", noBrian, "Skip the Brian2 peer");
     app.add_option("--json", opt.jsonPath, "Also write the results to this JSON file");
@@ -273,8 +282,7 @@ int main(int argc, char** argv)
     const std::string tmpDir = tmp;
 
     std::vector<Row> rows;
-    std::optional<Row> cubaHand;
-    std::optional<Row> cubaEquations;
+    std::vector<std::pair<Row, Row>> handVsEquations;  ///< (hand-written, as equations)
     int status = 0;
     try {
         const std::vector<float> izhikevichDrive =
@@ -313,12 +321,29 @@ int main(int argc, char** argv)
             }
             const auto asEquations = eqb::cubaAsEquations(doc);
             const std::string base = std::filesystem::path(opt.cubaModel).parent_path().string();
-            cubaHand = measure(opt, kind, "CUBA 4000 CUBALIF", [&] {
+            Row hand = measure(opt, kind, "CUBA 4000 CUBALIF", [&] {
                 return engine::modelFromJson(doc, opt.cubaModel, base).root;
             }, {"E", "I"}, eqb::kCubaDt, "", "");
-            cubaEquations = measure(opt, kind, "CUBA 4000 EquationNeuron", [&] {
+            Row equations = measure(opt, kind, "CUBA 4000 EquationNeuron", [&] {
                 return engine::modelFromJson(asEquations, "cuba as equations", base).root;
             }, {"E", "I"}, eqb::kCubaDt, "", "");
+            handVsEquations.emplace_back(std::move(hand), std::move(equations));
+        }
+        if (wanted(opt, "lifrefrac")) {
+            std::ifstream in(opt.lifRefracModel);
+            const auto doc = nlohmann::json::parse(in, nullptr, false);
+            if (doc.is_discarded()) {
+                throw engine::Error(opt.lifRefracModel + ": not a readable JSON model file");
+            }
+            const std::int64_t n = opt.lifRefracNeurons;
+            const std::string label = "LIFRefrac " + std::to_string(n);
+            Row hand = measure(opt, kind, label + " built in", [&] {
+                return engine::modelFromJson(eqb::lifRefracVariant(doc, "refrac", n, 0.5), "lifrefrac", "").root;
+            }, {"refrac"}, 1e-3, "", "");
+            Row equations = measure(opt, kind, label + " as equations", [&] {
+                return engine::modelFromJson(eqb::lifRefracVariant(doc, "equations", n, 0.5), "lifrefrac", "").root;
+            }, {"equations"}, 1e-3, "", "");
+            handVsEquations.emplace_back(std::move(hand), std::move(equations));
         }
     } catch (const std::exception& e) {
         std::cerr << "equations_bench: " << e.what() << "\n";
@@ -334,9 +359,9 @@ int main(int argc, char** argv)
     for (const Row& r : rows) {
         printRow(r, opt.duration);
     }
-    if (cubaHand && cubaEquations) {
-        printRow(*cubaHand, opt.duration);
-        printRow(*cubaEquations, opt.duration);
+    for (const auto& [hand, equations] : handVsEquations) {
+        printRow(hand, opt.duration);
+        printRow(equations, opt.duration);
     }
     std::cout << "(SS: SpikeStudio product path, HeadlessRun on " << opt.backend
               << "; B2: Brian2 cpp_standalone, 1 thread, binary's own timer; best of "
@@ -365,16 +390,18 @@ int main(int argc, char** argv)
                      {"seed", opt.seed},
                      {"repeats", opt.repeats},
                      {"cases", cases}};
-    if (cubaHand && cubaEquations) {
-        const double over = cubaEquations->ours.runSeconds / cubaHand->ours.runSeconds;
-        std::cout << "CUBA EquationNeuron / CUBALIF run time: " << fmt(over, 0, 3)
-                  << "; spikes " << cubaEquations->ours.spikes << " vs " << cubaHand->ours.spikes
-                  << "\ntarget equations within 1.5x of the hand-written neuron: "
-                  << verdict(over, over <= 1.5, 3, "x") << "\n";
-        j["cuba"] = {{"cubalif", rowJson(*cubaHand, opt.duration)},
-                     {"equations", rowJson(*cubaEquations, opt.duration)},
-                     {"equations_over_cubalif", over}};
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& [hand, equations] : handVsEquations) {
+        const double over = equations.ours.runSeconds / hand.ours.runSeconds;
+        std::cout << equations.name << " / " << hand.name << " run time: " << fmt(over, 0, 3) << "; spikes "
+                  << equations.ours.spikes << " vs " << hand.ours.spikes
+                  << "\ntarget equations within 1.5x of the hand-written neuron: " << verdict(over, over <= 1.5, 3, "x")
+                  << "\n";
+        pairs.push_back({{"hand_written", rowJson(hand, opt.duration)},
+                         {"equations", rowJson(equations, opt.duration)},
+                         {"equations_over_hand_written", over}});
     }
+    j["hand_written_vs_equations"] = pairs;
     std::cout << "load average at end: " << spike::bench::loadAverage() << "\n";
     std::cout << "JSON " << j.dump() << "\n";
     if (!opt.jsonPath.empty()) {

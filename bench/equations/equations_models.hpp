@@ -229,4 +229,34 @@ inline nlohmann::json cubaAsEquations(nlohmann::json doc)
     return doc;
 }
 
+/// resources/examples/lifrefrac_as_equations.json cut to one of its two neuron nodes (`keep`:
+/// "refrac", the built-in LIFRefrac, or "equations", the same neuron as equations) with `n`
+/// neurons, all driven by the same current step of `amplitude` per step from 20 ms.
+inline nlohmann::json lifRefracVariant(nlohmann::json doc, const std::string& keep, std::int64_t n, double amplitude)
+{
+    auto& model = doc.at("model");
+    nlohmann::json children = nlohmann::json::array();
+    for (auto& child : model.at("children")) {
+        const std::string name = child.at("name").get<std::string>();
+        if (name != "step" && name != keep) {
+            continue;
+        }
+        child["config"]["shape"] = {n};
+        if (name == "step") {
+            child["attributes"]["amplitude"] = amplitude;
+        }
+        children.push_back(child);
+    }
+    model["children"] = children;
+    nlohmann::json connections = nlohmann::json::array();
+    for (const auto& c : model.at("connections")) {
+        if (c.at("to").get<std::string>().rfind(keep + ".", 0) == 0) {
+            connections.push_back(c);
+        }
+    }
+    model["connections"] = connections;
+    doc.erase("plots");
+    return doc;
+}
+
 }  // namespace spike::bench::equations

@@ -425,6 +425,7 @@ QList<ExampleModel> DocumentFile::examples()
         {tr("Two-layer LIF"), QStringLiteral(":/examples/two_layer_lif.json"), {}, {}},
         {tr("CUBA network"), QStringLiteral(":/examples/cuba_network.json"), {}, {}},
         {tr("Izhikevich firing patterns"), QStringLiteral(":/examples/izhikevich_presets.json"), {}, {}},
+        {tr("LIFRefrac written as equations"), QStringLiteral(":/examples/lifrefrac_as_equations.json"), {}, {}},
         {tr("COBA network (conductance-based)"), QStringLiteral(":/examples/coba_network.json"), {}, {}},
         {tr("Dynamics network driven by a sine input"), QStringLiteral(":/examples/dynamics_network_driven.json"), {}, {}},
         {tr("Dynamics network (reference weights)"), QStringLiteral(":/examples/dynamics_network.json"), {}, {}},

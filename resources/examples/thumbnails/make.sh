@@ -32,6 +32,7 @@ while read -r name steps; do
 done <<LIST
 lif_current_step 250
 lif_vs_lifrefrac 250
+lifrefrac_as_equations 250
 fi_curve 300
 poisson_feedforward 300
 two_layer_lif 200
