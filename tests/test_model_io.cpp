@@ -340,7 +340,7 @@ private slots:
                 }
             }
         }
-        QCOMPARE(seen, 11);  // every file of resources/examples, fi_curve.json included
+        QCOMPARE(seen, 12);  // every file of resources/examples, fi_curve.json included
     }
 
     void bundledExampleLoads()
