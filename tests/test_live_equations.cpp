@@ -5,8 +5,10 @@
 // (the toolbar's Step 100 and Step 10 clicked, by the mouse) they are the simulation's, equal to
 // the same module evolved alone for 150 steps; the neuron is chosen by typing into the spin box;
 // while running the time shown moves on without a click; the check box turns the values off.
+// And when no C++ compiler builds the native code of the equations, the status bar says so.
 #include "engine/core/module.hpp"
 #include "engine/equations/line_values.hpp"
+#include "engine/equations/native.hpp"
 #include "engine/io/model_io.hpp"
 #include "ui/inspector/equation_panel.hpp"
 #include "ui/inspector/equation_view.hpp"
@@ -20,7 +22,9 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabBar>
+#include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest/QtTest>
 
@@ -164,6 +168,29 @@ private slots:
         QVERIFY(!panel->neuronBox()->isVisible());
         // y = amplitude-like lines still show the module's scalar values.
         QVERIFY(!w.equationsView()->toPlainText().isEmpty());
+    }
+
+    void aMissingCompilerIsReported()
+    {
+        // No compiler: the run goes on interpreted, and the status bar says why it is slower.
+        namespace eq = spike::engine::equations;
+        QTemporaryDir cache;
+        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
+        qputenv("SPIKE_CXX", "/nonexistent/c++");
+        eq::setNativeMode(eq::NativeMode::Sync);  // ask at the second step, not after 2e6 neuron-steps
+        MainWindow w;
+        spike::tests::showMainWindow(w);
+        QString error;
+        QVERIFY2(w.openModel(kExample, &error), qPrintable(error));
+        spike::tests::clickToolButton(w, QStringLiteral("action.step100"));
+        QTRY_COMPARE(w.simulatedSteps(), std::int64_t{100});
+        QTRY_VERIFY2(w.statusBar()->currentMessage().startsWith(QLatin1String("Equation neurons run interpreted")),
+                     qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY2(w.statusBar()->currentMessage().contains(QLatin1String("'/nonexistent/c++' could not be started")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        eq::setNativeMode(eq::NativeMode::Async);
+        qunsetenv("SPIKE_CXX");
+        qunsetenv("SPIKE_EQ_CACHE");
     }
 };
 

@@ -286,6 +286,17 @@ struct Service {
     std::map<std::size_t, Entry> entries;
     std::deque<std::size_t> queue;
     bool workerRunning = false;
+    std::string lastFailure;
+
+    /// Stores a finished build (under the lock).
+    void finished(std::size_t key, const NativeCode& code)
+    {
+        entries[key].code = code;
+        if (code.kind == NativeCode::Kind::Failed) {
+            lastFailure = code.message;
+        }
+        done.notify_all();
+    }
 
     void work()
     {
@@ -295,10 +306,9 @@ struct Service {
             queue.pop_front();
             const std::string source = entries[key].source;
             lock.unlock();
-            NativeCode code = build(source, key);
+            const NativeCode code = build(source, key);
             lock.lock();
-            entries[key].code = std::move(code);
-            done.notify_all();
+            finished(key, code);
         }
         workerRunning = false;
     }
@@ -315,6 +325,13 @@ Service& service()
 NativeMode nativeMode() { return modeRef().load(); }
 
 void setNativeMode(NativeMode mode) { modeRef().store(mode); }
+
+std::string lastNativeFailure()
+{
+    Service& svc = service();
+    const std::lock_guard lock(svc.mutex);
+    return svc.lastFailure;
+}
 
 std::string nativeCacheDir()
 {
@@ -403,10 +420,9 @@ NativeCode nativeCode(const std::string& source, bool request)
         e.code.kind = NativeCode::Kind::Pending;
         if (mode == NativeMode::Sync) {
             lock.unlock();
-            NativeCode code = build(source, key);
+            const NativeCode code = build(source, key);
             lock.lock();
-            svc.entries[key].code = code;
-            svc.done.notify_all();
+            svc.finished(key, code);
             return code;
         }
         svc.queue.push_back(key);

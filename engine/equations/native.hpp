@@ -53,6 +53,10 @@ struct NativeCode {
 /// (Async: queued, the answer is Pending; Sync: compiled before returning; Off: Absent).
 NativeCode nativeCode(const std::string& source, bool request);
 
+/// Why the most recent compile in this process failed ("" when none has): what a user interface
+/// shows once, since every equation population then runs interpreted.
+std::string lastNativeFailure();
+
 /// The folder of cached libraries: SPIKE_EQ_CACHE, else $XDG_CACHE_HOME/spikestudio/equations,
 /// else ~/.cache/spikestudio/equations.
 std::string nativeCacheDir();

@@ -267,6 +267,7 @@ void MainWindow::buildDocks()
     m_activationTimer = new QTimer(this);
     m_activationTimer->setInterval(500);
     connect(m_activationTimer, &QTimer::timeout, this, &MainWindow::refreshActivations);
+    connect(m_activationTimer, &QTimer::timeout, this, &MainWindow::reportNativeFailure);
     m_activationTimer->start();
     tabifyDockWidget(m_attributesDock, m_equationsDock);
     m_attributesDock->raise();

@@ -354,6 +354,9 @@ private:
     void buildPreparingIndicator();
     /// Hides the busy bar and its message (the run's first steps are in, it paused or failed or
     /// was dropped; the file is read).
+    /// Once per new reason: the status bar says equation neurons run interpreted because their
+    /// native code could not be built (no C++ compiler; docs/equations.md).
+    void reportNativeFailure();
     void endPreparing();
     void applySpeed();
     void applyBackend();
@@ -416,6 +419,7 @@ private:
     QWidget* m_preparing = nullptr;   ///< status bar: the busy bar beside "Preparing the run…"
     QTimer* m_preparingTimer = nullptr;  ///< single shot: shows m_preparing after the delay
     bool m_runReported = false;  ///< the new run has reported running or paused
+    std::string m_nativeFailureShown;  ///< engine::equations::lastNativeFailure() last reported
     std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
     qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window
     QElapsedTimer m_wallClock;        ///< started with the window

@@ -11,6 +11,7 @@
 #include "ui/run/live_run.hpp"
 #include "ui/run/run_session.hpp"
 
+#include "engine/equations/native.hpp"
 #include "engine/tensor/decimal.hpp"
 
 #include <algorithm>
@@ -300,6 +301,19 @@ void MainWindow::buildPreparingIndicator()
         waitTimer->stop();
         endPreparing();
     });
+}
+
+void MainWindow::reportNativeFailure()
+{
+    const std::string failure = engine::equations::lastNativeFailure();
+    if (failure.empty() || failure == m_nativeFailureShown) {
+        return;
+    }
+    m_nativeFailureShown = failure;
+    statusBar()->showMessage(tr("Equation neurons run interpreted, 3 to 5 times slower, since their native code "
+                                "could not be built: %1")
+                                 .arg(QString::fromStdString(failure)),
+                             30000);
 }
 
 void MainWindow::endPreparing()
