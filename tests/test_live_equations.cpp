@@ -80,7 +80,12 @@ std::vector<float> vAfter(std::int64_t steps)
 class TestLiveEquations : public QObject {
     Q_OBJECT
 
+private:
+    QTemporaryDir m_cache;  ///< native code from earlier runs (~/.cache) is not found here
+
 private slots:
+    void initTestCase() { qputenv("SPIKE_EQ_CACHE", m_cache.path().toUtf8()); }
+
     void valuesFollowTheNeuronAndTheRun()
     {
         MainWindow w;
@@ -174,8 +179,6 @@ private slots:
     {
         // No compiler: the run goes on interpreted, and the status bar says why it is slower.
         namespace eq = spike::engine::equations;
-        QTemporaryDir cache;
-        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
         qputenv("SPIKE_CXX", "/nonexistent/c++");
         eq::setNativeMode(eq::NativeMode::Sync);  // ask at the second step, not after 2e6 neuron-steps
         MainWindow w;
@@ -190,7 +193,6 @@ private slots:
                  qPrintable(w.statusBar()->currentMessage()));
         eq::setNativeMode(eq::NativeMode::Async);
         qunsetenv("SPIKE_CXX");
-        qunsetenv("SPIKE_EQ_CACHE");
     }
 };
 

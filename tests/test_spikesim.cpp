@@ -71,14 +71,14 @@ private slots:
         const QStringList args{QStringLiteral("run"), spike::tests::exampleModel("izhikevich_presets.json"),
                                QStringLiteral("--steps"), QStringLiteral("3000"), QStringLiteral("--backend"),
                                QStringLiteral("cpu")};
+        QTemporaryDir cache;  // empty: no library compiled by an earlier run is found
+        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
         const Outcome interpreted = runSpikesim(args);
         QCOMPARE(interpreted.exitCode, 0);
         QVERIFY2(interpreted.out.contains("equations: izhikevich: interpreted (native code is compiled after 2000000 "
                                           "neuron-steps)"),
                  qPrintable(interpreted.out));
-        QTemporaryDir cache;
         qputenv("SPIKE_EQ_NATIVE", "sync");
-        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
         const Outcome native = runSpikesim(args);
         qunsetenv("SPIKE_EQ_NATIVE");
         qunsetenv("SPIKE_EQ_CACHE");
