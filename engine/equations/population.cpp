@@ -176,7 +176,12 @@ void Population::considerNative()
         for (std::size_t s = 0; s < m_bind.size(); ++s) {
             m_nativeLayout[s] = static_cast<char>(m_bind[s].perNeuron);
         }
-        m_nativeSource = nativeSource(m_model.step, m_nativeLayout);
+        try {
+            m_nativeSource = nativeSource(m_model.step, m_nativeLayout);
+        } catch (const std::exception& e) {  // a layout the program cannot run natively: interpret
+            m_native = NativeCode{NativeCode::Kind::Failed, nullptr, e.what()};
+            return;
+        }
         // Code compiled before (in this process or into the disk cache) is used at once.
         m_native = nativeCode(m_nativeSource, false);
         return;
