@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -334,6 +335,27 @@ private slots:
         a["delay"] = Tensor::scalar(2.0F);
         SparseProjection delayed(nSrc, nDst, a);
         QVERIFY(!delayed.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
+    }
+
+    void listedSplitFromFollowsTheFanOutAndTheDelay()
+    {
+        // 1000 -> 3000 with 50 synapses onto each target: 150 per presynaptic channel. The
+        // executor calls the serial delivery below listedSplitFrom() listed channels, so it
+        // must be where deliverListedOn() starts to split: 2 threads x 1000 additions each
+        // need 14 channels (13 x 150 = 1950 < 2000).
+        AttributeMap a;
+        a["in_degree"] = Tensor::scalar(50.0F);
+        SparseProjection proj(1000, 3000, a);
+        QCOMPARE(proj.listedSplitFrom(2, 1000), std::int64_t{14});
+        QCOMPARE(proj.listedSplitFrom(4, 1000), std::int64_t{27});
+        constexpr auto kNever = std::numeric_limits<std::int64_t>::max();
+        QCOMPARE(proj.listedSplitFrom(1, 1000), kNever);  // one thread never splits
+        SparseProjection narrow(1000, 100, a);              // fewer targets than 2 x 64
+        QCOMPARE(narrow.listedSplitFrom(2, 1), kNever);
+        // A delay ring adds whole rows per step whatever is listed: every call decides.
+        a["delay"] = Tensor::scalar(3.0F);
+        SparseProjection delayed(1000, 3000, a);
+        QCOMPARE(delayed.listedSplitFrom(2, 1000), std::int64_t{0});
     }
 
     void cubaNetworkIdenticalForAnyThreadCount()

@@ -50,6 +50,11 @@ bool Projection::clearListedOn(ThreadPool&, std::int64_t, const SpikeLists& spik
     return clearListed(spikes, steps, post, postStride);
 }
 
+std::int64_t Projection::listedSplitFrom(int, std::int64_t) const
+{
+    return 0;
+}
+
 Tensor Projection::evolveImpl(const TensorView& input, const Recorder&)
 {
     const std::int64_t batches = input.dim(0);

@@ -56,6 +56,13 @@ public:
     /// Default: clearListed() on the caller.
     virtual bool clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
                                std::int64_t steps, float* post, std::int64_t postStride);
+    /// The fewest listed channels (over one call's steps) from which deliverListedOn() and
+    /// clearListedOn() with a pool of `parts` threads and this `minWork` might share their work;
+    /// below it they are deliverListed() and clearListed() on the caller, so a caller may call
+    /// those directly and skip the per-call decision. A caller reads it when it sets up a run: a
+    /// later change of the synapses or the delay changes only which calls split, never a
+    /// result. Default: 0 (always ask).
+    virtual std::int64_t listedSplitFrom(int parts, std::int64_t minWork) const;
     /// A twin that delivers this projection with device kernels for the CUDA executor
     /// (engine/core/device_runner.hpp). Default: none (nullptr), and it delivers on the host.
     virtual std::unique_ptr<DeviceProjection> makeDeviceProjection();

@@ -84,7 +84,11 @@ std::pair<std::int64_t, std::int64_t> ThreadPool::splitRange(std::int64_t count,
 
 int ThreadPool::partsFor(std::int64_t count, std::int64_t minPerPart) const
 {
-    const std::int64_t parts = count / std::max<std::int64_t>(1, minPerPart);
+    minPerPart = std::max<std::int64_t>(1, minPerPart);
+    if (m_threads < 2 || count < 2 * minPerPart) {
+        return 1;  // the common answer for small work, without a 64-bit division per call
+    }
+    const std::int64_t parts = count / minPerPart;
     return static_cast<int>(std::clamp<std::int64_t>(parts, 1, m_threads));
 }
 

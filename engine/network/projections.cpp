@@ -411,6 +411,7 @@ void SparseProjection::ensureSynapses() const
         drawByInDegree(nSrc, nDst, m_builtWith.inDegree, exclude, m_builtWith.seed, m_rowStart,
                        m_targets);
     }
+    m_fanOut = nSrc > 0 ? static_cast<std::int64_t>(m_targets.size()) / nSrc : 0;
     m_built = true;
     m_weightsDrawn = false;
     m_sliceParts = 0;

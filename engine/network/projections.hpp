@@ -110,6 +110,10 @@ public:
     void deliverListedOn(ThreadPool& pool, std::int64_t minWork, const float* pre,
                          std::int64_t preStride, const SpikeLists& spikes, std::int64_t steps,
                          float* post, std::int64_t postStride) override;
+    /// Without a delay: the listed channels whose synapses reach `parts` x `minWork` additions
+    /// (never, for fewer targets than `parts` x 64 or no synapses); with one, 0 (the ring's rows
+    /// count too, so every call asks).
+    std::int64_t listedSplitFrom(int parts, std::int64_t minWork) const override;
     /// Split by the same target ranges as deliverListedOn() (when that split): each thread
     /// zeroes the listed channels' synapses onto its own targets.
     bool clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
@@ -199,6 +203,14 @@ private:
     // Recut when the part count or the synapses change (0: none cut).
     mutable std::vector<std::int64_t> m_sliceBounds;
     mutable int m_sliceParts = 0;
+    mutable std::int64_t m_fanOut = 0;  ///< synapses per presynaptic channel, rounded down
+
+    /// Synapses per presynaptic channel of the drawn connectivity (drawing it first if needed).
+    std::int64_t fanOut() const
+    {
+        ensureSynapses();
+        return m_fanOut;
+    }
 
     /// How many of `pool`'s threads deliverListedOn() and clearListedOn() use for this call
     /// (all of them or 1), cutting the slices when they are needed and not cut yet.

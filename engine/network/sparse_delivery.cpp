@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace spike::engine {
 
@@ -156,26 +157,45 @@ bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps,
     return true;
 }
 
+std::int64_t SparseProjection::listedSplitFrom(int parts, std::int64_t minWork) const
+{
+    constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+    if (delaySteps() > 0) {
+        return 0;
+    }
+    const std::int64_t perChannel = fanOut();
+    if (parts < 2 || sizeTarget() < parts * 64 || perChannel == 0) {
+        return kNever;
+    }
+    // listedParts(): work = listed * fanOut, split from parts * minWork on.
+    return (parts * minWork + perChannel - 1) / perChannel;
+}
+
 int SparseProjection::listedParts(const ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
                                   std::int64_t steps)
 {
-    const std::int64_t nSrc = sizeSource();
-    const std::int64_t nDst = sizeTarget();
-    const std::int64_t delay = delaySteps();
-    const std::int64_t* rows = rowStart().data();
-    const std::int32_t* targets = this->targets().data();
-    // The additions this call makes: the listed channels' synapses, plus the ring's rows.
+    // Called for every delivery and clearing of a run with threads, nearly always to answer 1:
+    // kept to a sum, a multiply and a compare (the fan-out is computed when the synapses are
+    // drawn, not divided out per call).
+    const int parts = pool.threads();
+    if (parts < 2) {
+        return 1;
+    }
     std::int64_t listed = 0;
     for (std::int64_t t = 0; t < steps; ++t) {
         listed += spikes.counts[t];
     }
-    const std::int64_t fanOut = nSrc > 0 ? static_cast<std::int64_t>(m_targets.size()) / nSrc : 0;
-    const std::int64_t work = listed * fanOut + (delay > 0 ? steps * nDst : 0);
+    const std::int64_t nDst = sizeTarget();
+    const std::int64_t delay = delaySteps();
+    // The additions this call makes: the listed channels' synapses, plus the ring's rows.
+    const std::int64_t work = listed * fanOut() + (delay > 0 ? steps * nDst : 0);
     // All of the pool's threads or none, so the slices are cut once, not per count of spikes.
-    const int parts = pool.threads();
-    if (parts < 2 || work < parts * minWork || nDst < parts * 64) {
+    if (work < parts * minWork || nDst < parts * 64) {
         return 1;
     }
+    const std::int64_t nSrc = sizeSource();
+    const std::int64_t* rows = rowStart().data();
+    const std::int32_t* targets = this->targets().data();
     if (m_sliceParts != parts) {
         const std::int64_t width = parts + 1;
         m_sliceBounds.assign(static_cast<std::size_t>(nSrc * width), 0);

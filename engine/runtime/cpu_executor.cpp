@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace spike::engine {
 
@@ -96,6 +97,14 @@ public:
             m_pool = std::make_unique<ThreadPool>(threads);
         }
         m_minWork = options.threadMinWork;
+        m_listedSplitFrom.assign(m_plan.edges.size(), std::numeric_limits<std::int64_t>::max());
+        if (m_pool) {
+            for (std::size_t ei = 0; ei < m_plan.edges.size(); ++ei) {
+                if (const Projection* projection = m_plan.edges[ei].projection) {
+                    m_listedSplitFrom[ei] = projection->listedSplitFrom(m_pool->threads(), scatterMinWork());
+                }
+            }
+        }
         const auto rows = static_cast<std::size_t>(maxChunkSteps());
         m_nodes.resize(m_plan.nodes.size());
         for (std::size_t i = 0; i < m_plan.nodes.size(); ++i) {
@@ -347,7 +356,7 @@ private:
                                (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
             float* target = dst + e.toOffset;
             if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
-                if (m_pool) {
+                if (mayShare(ei, *lists, n)) {
                     e.projection->deliverListedOn(*m_pool, scatterMinWork(), src, srcWidth, *lists, n,
                                                   target, p.sizeIn);
                 } else {
@@ -382,6 +391,22 @@ private:
         }
     }
 
+    /// Whether edge ei's delivery (or clearing) from `lists` over `steps` steps should go to
+    /// the projection's pool-sharing variant, which decides again: false when there is no pool
+    /// or the listed channels are fewer than the projection said could ever split (the serial
+    /// call is then what that variant would do, without its per-call decision).
+    bool mayShare(int ei, const SpikeLists& lists, std::int64_t steps) const
+    {
+        if (!m_pool) {
+            return false;
+        }
+        std::int64_t listed = 0;
+        for (std::int64_t t = 0; t < steps; ++t) {
+            listed += lists.counts[t];
+        }
+        return listed >= m_listedSplitFrom[static_cast<std::size_t>(ei)];
+    }
+
     /// The spike lists an edge delivers from at chunk row t0 (the source's row t0 + 1, or t0
     /// when delayed): a projection reading the whole output row of a node with lists.
     std::optional<SpikeLists> edgeLists(const PlanEdge& e, std::int64_t t0)
@@ -409,7 +434,7 @@ private:
             const std::optional<SpikeLists> lists = edgeLists(e, t0);
             float* row = b.in.data() + e.toOffset;
             const bool cleared =
-                lists && (m_pool ? e.projection->clearListedOn(*m_pool, scatterMinWork(), *lists, 1, row, p.sizeIn)
+                lists && (mayShare(ei, *lists, 1) ? e.projection->clearListedOn(*m_pool, scatterMinWork(), *lists, 1, row, p.sizeIn)
                                  : e.projection->clearListed(*lists, 1, row, p.sizeIn));
             if (!cleared) {
                 return;  // what was cleared so far stays zero; gather() memsets the whole row
@@ -560,6 +585,8 @@ private:
 
     static constexpr int kMaxThreads = 1024;
 
+    /// Per plan edge: Projection::listedSplitFrom() for this pool (int64 max without one).
+    std::vector<std::int64_t> m_listedSplitFrom;
     std::unique_ptr<ThreadPool> m_pool;  ///< helpers of this (the owner's) thread; null for 1
     std::int64_t m_minWork = 1;          ///< ExecutorOptions::threadMinWork
     ExecutionPlan m_plan;
