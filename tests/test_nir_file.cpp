@@ -622,9 +622,7 @@ void TestNirFile::mutatedFilesReturnOrThrow()
             const std::string message = e.what();
             QVERIFY2(says(message, {"mutated_" + std::to_string(i) + ".nir: "}), message.c_str());
         }
-        slowest = std::max(slowest, timer.elapsed());
-        QVERIFY2(timer.elapsed() < 5000, ("mutation " + std::to_string(i) + " at byte " +
-                                          std::to_string(position) + " took over 5 s").c_str());
+        slowest = std::max(slowest, timer.elapsed());  // reported, not asserted: a hang ends at ctest's limit
         fs::remove(path);
     }
     const std::string printed = capture.text();

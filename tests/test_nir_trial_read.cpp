@@ -127,7 +127,8 @@ void TestNirTrialRead::aStuckCopyIsKilledAtItsLimit()
     clock.start();
     const std::string stuck = readInChildFirst([] { std::this_thread::sleep_for(60s); }, 300ms);
     QVERIFY2(clock.elapsed() >= 300, std::to_string(clock.elapsed()).c_str());
-    QVERIFY2(clock.elapsed() < 5000, std::to_string(clock.elapsed()).c_str());
+    // Far below the copy's 60 s sleep (a bound for a loaded machine, not a speed target).
+    QVERIFY2(clock.elapsed() < 30'000, std::to_string(clock.elapsed()).c_str());
     QCOMPARE(QString::fromStdString(stuck), QString("did not finish within 0.3 s"));
     const std::string long_ = readInChildFirst([] { std::this_thread::sleep_for(60s); }, 1500ms);
     QCOMPARE(QString::fromStdString(long_), QString("did not finish within 1.5 s"));
@@ -143,8 +144,6 @@ void TestNirTrialRead::aCopyDeadlockedOnAnInheritedLockIsMadeAgain()
     std::mutex lock;
     const LockHeldElsewhere holder(lock);
     int copies = 0;
-    QElapsedTimer clock;
-    clock.start();
     const std::string outcome = readInChildFirst(
         [&] {
             if (!std::filesystem::exists(mark)) {
@@ -156,7 +155,6 @@ void TestNirTrialRead::aCopyDeadlockedOnAnInheritedLockIsMadeAgain()
     QCOMPARE(QString::fromStdString(outcome), QString());
     QCOMPARE(copies, 2);
     QVERIFY(std::filesystem::exists(mark));
-    QVERIFY2(clock.elapsed() < 30'000, std::to_string(clock.elapsed()).c_str());
 }
 
 void TestNirTrialRead::copiesThatAlwaysDeadlockLeaveTheReadToTheProcess()

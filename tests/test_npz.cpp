@@ -7,7 +7,6 @@
 #include "engine/tensor/npz.hpp"
 #include "engine/tensor/tensor.hpp"
 
-#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -612,8 +611,6 @@ void TestNpz::randomMutations()
             bytes.resize(rng() % bytes.size());
         }
         writeFile(path, bytes);
-        QElapsedTimer timer;
-        timer.start();
         try {
             const Arrays arrays = npz::load(path);
             QVERIFY(arrays.size() <= 2);
@@ -621,8 +618,6 @@ void TestNpz::randomMutations()
             ++refused;
             QVERIFY2(!contains(e.what(), "\n"), e.what());
         }
-        QVERIFY2(timer.elapsed() < 2000,
-                 ("mutation " + std::to_string(i) + " took too long").c_str());
     }
     QVERIFY(refused > 0);
 }
