@@ -14,6 +14,7 @@
 #include "engine/neurons/lif.hpp"
 #include "engine/neurons/lif_refrac.hpp"
 #include "engine/runtime/backend.hpp"
+#include "engine/runtime/listed_split.hpp"
 #include "engine/tensor/random.hpp"
 
 #include <QtTest/QtTest>
@@ -337,6 +338,81 @@ private slots:
         QVERIFY(!delayed.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
     }
 
+    void nodeSplitDeliversEveryEdgeLikeTheSerialOrder()
+    {
+        // Three projections into one 6000-entry input row: A and B onto entries [0, 3000) (the
+        // same entries: each gets A's terms, then B's), C onto [3000, 6000). One fork-join of 2
+        // or 3 threads gives the serial deliveries' row bit for bit, and its clearing zeroes it.
+        const auto sparse = [](std::int64_t nSrc, float weight, float seed, float delay) {
+            AttributeMap a;
+            a["weight"] = Tensor::scalar(weight);
+            a["in_degree"] = Tensor::scalar(40.0F);
+            a["seed"] = Tensor::scalar(seed);
+            a["delay"] = Tensor::scalar(delay);
+            return std::make_unique<SparseProjection>(nSrc, 3000, a);
+        };
+        auto a = sparse(1000, 0.1F, 1.0F, 0.0F);
+        auto b = sparse(500, -0.3F, 2.0F, 0.0F);
+        auto c = sparse(800, 0.7F, 3.0F, 0.0F);
+        std::vector<std::vector<float>> pre;
+        std::vector<std::vector<std::int32_t>> indices;
+        std::vector<std::int32_t> counts;
+        for (const std::int64_t n : {1000, 500, 800}) {
+            pre.emplace_back(static_cast<std::size_t>(n), 0.0F);
+            indices.emplace_back();
+            for (std::int64_t i = n % 7; i < n; i += 9) {
+                pre.back()[static_cast<std::size_t>(i)] = 1.0F + static_cast<float>(i % 5) * 0.1F;
+                indices.back().push_back(static_cast<std::int32_t>(i));
+            }
+            counts.push_back(static_cast<std::int32_t>(indices.back().size()));
+        }
+        std::vector<SpikeLists> lists;
+        for (std::size_t k = 0; k < 3; ++k) {
+            lists.push_back({indices[k].data(), &counts[k], 1});
+        }
+        std::vector<float> serial(6000, 0.0F);
+        a->deliverListed(pre[0].data(), 0, lists[0], 1, serial.data(), 6000);
+        b->deliverListed(pre[1].data(), 0, lists[1], 1, serial.data(), 6000);
+        c->deliverListed(pre[2].data(), 0, lists[2], 1, serial.data() + 3000, 6000);
+        for (const int threads : {2, 3}) {
+            ThreadPool pool(threads);
+            // Each edge alone is 0.4 of a split; together 1.2: one fork-join for the three.
+            std::vector<NodeListedSplit::Edge> edges{{a.get(), 0, counts[0] * 5 / 2},
+                                                     {b.get(), 0, counts[1] * 5 / 2},
+                                                     {c.get(), 3000, counts[2] * 5 / 2}};
+            QVERIFY(NodeListedSplit::possible(edges));
+            NodeListedSplit split(edges);
+            const std::vector<const float*> rows{pre[0].data(), pre[1].data(), pre[2].data()};
+            for (std::size_t k = 0; k < 3; ++k) {
+                split.set(k, rows[k], lists[k]);
+            }
+            std::vector<float> row(6000, 0.0F);
+            QVERIFY(split.deliver(pool, row.data(), false));
+            QVERIFY2(sameBits(row, serial), (std::to_string(threads) + " threads").c_str());
+            QVERIFY(std::count(row.begin(), row.end(), 0.0F) < 3000);
+            // Again, clearing the first delivery's entries in the same fork-join: the same row.
+            QVERIFY(split.deliver(pool, row.data(), true));
+            QVERIFY2(sameBits(row, serial), (std::to_string(threads) + " threads, cleared first").c_str());
+            split.clear(pool, row.data());
+            QCOMPARE(std::count(row.begin(), row.end(), 0.0F), std::ptrdiff_t{6000});
+
+            // Below one split's work together: nothing touched, the caller goes edge by edge.
+            NodeListedSplit small({{a.get(), 0, counts[0] * 4}, {b.get(), 0, counts[1] * 4},
+                                   {c.get(), 3000, counts[2] * 4}});
+            for (std::size_t k = 0; k < 3; ++k) {
+                small.set(k, rows[k], lists[k]);
+            }
+            QVERIFY(!small.deliver(pool, row.data(), false));
+            QCOMPARE(std::count(row.begin(), row.end(), 0.0F), std::ptrdiff_t{6000});
+        }
+        // Entries [1500, 4500) overlap A's [0, 3000) without being the same: two threads could
+        // write one entry, so the node is not split; nor with a delay ring (splitFrom 0).
+        QVERIFY(!NodeListedSplit::possible({{a.get(), 0, 1}, {c.get(), 1500, 1}}));
+        auto delayed = sparse(1000, 0.1F, 1.0F, 2.0F);
+        QVERIFY(!NodeListedSplit::possible({{a.get(), 0, 1}, {delayed.get(), 3000, 0}}));
+        QVERIFY(!delayed->listedPartsReady(2));
+    }
+
     void listedSplitFromFollowsTheFanOutAndTheDelay()
     {
         // 1000 -> 3000 with 50 synapses onto each target: 150 per presynaptic channel. The
@@ -374,6 +450,10 @@ private slots:
         RunResult one;
         checkIdentical(make, probes, 300, 32, nullptr, 0, &one);
         QVERIFY2(spikeCount(one.probes[0]) > 0, "the network spikes within 300 steps");
+        // Chunks of 1 and 7 steps: the last split delivery's clearing, left to the next step's
+        // threads, is done at each chunk's end instead.
+        checkIdentical(make, probes, 60, 1, nullptr, 0);
+        checkIdentical(make, probes, 100, 7, nullptr, 0);
     }
 };
 

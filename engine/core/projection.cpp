@@ -55,6 +55,21 @@ std::int64_t Projection::listedSplitFrom(int, std::int64_t) const
     return 0;
 }
 
+bool Projection::listedPartsReady(int)
+{
+    return false;
+}
+
+void Projection::deliverListedPart(int, int, const float*, const SpikeLists&, float*) const
+{
+    throw Error(className() + ": deliverListedPart() called, but it is not split by target parts");
+}
+
+void Projection::clearListedPart(int, int, const SpikeLists&, float*) const
+{
+    throw Error(className() + ": clearListedPart() called, but it is not split by target parts");
+}
+
 Tensor Projection::evolveImpl(const TensorView& input, const Recorder&)
 {
     const std::int64_t batches = input.dim(0);

@@ -63,6 +63,20 @@ public:
     /// later change of the synapses or the delay changes only which calls split, never a
     /// result. Default: 0 (always ask).
     virtual std::int64_t listedSplitFrom(int parts, std::int64_t minWork) const;
+    /// For a caller that splits the one-step deliveries of several projections into one input
+    /// row in a single fork-join (the CPU executor, per node): whether deliverListedPart() and
+    /// clearListedPart() may be called now with `parts` parts, readying them (false with a
+    /// delay, whose ring reaches other entries, or fewer targets than parts x 64). Called by the
+    /// pool's owner before each such fork-join. Default: false.
+    virtual bool listedPartsReady(int parts);
+    /// Part `part` of `parts` of deliverListed() over one step: only the targets in
+    /// ThreadPool::splitRange(sizeTarget(), parts, part, 64), each with deliverListed()'s terms
+    /// in its order; clearListedPart() zeroes those targets as clearListed() would. Called on
+    /// the pool's threads, each with its own part, after listedPartsReady(parts) said true.
+    /// Defaults: an Error (a projection whose listedPartsReady() is false is never split so).
+    virtual void deliverListedPart(int part, int parts, const float* pre, const SpikeLists& spikes,
+                                   float* post) const;
+    virtual void clearListedPart(int part, int parts, const SpikeLists& spikes, float* post) const;
     /// A twin that delivers this projection with device kernels for the CUDA executor
     /// (engine/core/device_runner.hpp). Default: none (nullptr), and it delivers on the host.
     virtual std::unique_ptr<DeviceProjection> makeDeviceProjection();

@@ -114,6 +114,13 @@ public:
     /// (never, for fewer targets than `parts` x 64 or no synapses); with one, 0 (the ring's rows
     /// count too, so every call asks).
     std::int64_t listedSplitFrom(int parts, std::int64_t minWork) const override;
+    /// Without a delay and with at least parts x 64 targets: draws what is not drawn yet and
+    /// cuts the target slices for `parts` (kept until the part count or the synapses change).
+    bool listedPartsReady(int parts) override;
+    /// One part's slices of the listed channels' synapses (those deliverListedOn() gives it).
+    void deliverListedPart(int part, int parts, const float* pre, const SpikeLists& spikes,
+                           float* post) const override;
+    void clearListedPart(int part, int parts, const SpikeLists& spikes, float* post) const override;
     /// Split by the same target ranges as deliverListedOn() (when that split): each thread
     /// zeroes the listed channels' synapses onto its own targets.
     bool clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
@@ -216,6 +223,8 @@ private:
     /// (all of them or 1), cutting the slices when they are needed and not cut yet.
     int listedParts(const ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
                     std::int64_t steps);
+    /// Cuts m_sliceBounds for `parts` parts unless they are cut for that count already.
+    void cutSlices(int parts) const;
 };
 
 }  // namespace spike::engine

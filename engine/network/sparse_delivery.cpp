@@ -47,6 +47,65 @@ inline void scatterSynapses(std::int64_t begin, std::int64_t end,
     }
 }
 
+/// How far ahead of the listed channel being delivered the walks below prefetch: its CSR bounds
+/// and presynaptic value kFar channels ahead, its synapses kNear channels ahead (their bounds
+/// arrived in between). Each channel's synapses start at a random place in a CSR far
+/// larger than the caches for large networks; met channel after channel, those misses cost more
+/// than the additions themselves (bench/README.md, "Threads").
+constexpr std::int32_t kFar = 16;
+constexpr std::int32_t kNear = 8;
+
+/// Calls visit(i, begin, end) for each listed channel i = list[k], k = 0 .. count, in order,
+/// where bounds(i) points at its synapses' [begin, end) (a CSR row, or a part's slice of it),
+/// prefetching what later channels read (targets, weights and x may be null: not read).
+template <typename Bounds, typename Visit>
+inline void walkListed(const std::int32_t* list, std::int32_t count, Bounds&& bounds,
+                       const std::int32_t* targets, const float* weights, const float* x, Visit&& visit)
+{
+    for (std::int32_t k = 0; k < count; ++k) {
+        if (k + kFar < count) {
+            __builtin_prefetch(bounds(list[k + kFar]));
+            if (x != nullptr) {
+                __builtin_prefetch(x + list[k + kFar]);
+            }
+        }
+        if (k + kNear < count) {
+            // Its first (up to) 8 cache lines of 16 entries: the hardware streams the rest.
+            const std::int64_t* near = bounds(list[k + kNear]);
+            const std::int64_t stop = std::min(near[1], near[0] + 8 * 16);
+            for (std::int64_t s = near[0]; s < stop; s += 16) {
+                __builtin_prefetch(targets + s);
+                if (weights != nullptr) {
+                    __builtin_prefetch(weights + s);
+                }
+            }
+        }
+        const std::int64_t* b = bounds(list[k]);
+        visit(list[k], b[0], b[1]);
+    }
+}
+
+/// Part p's share of one row's listed channels: each channel's synapses onto part p's targets,
+/// [bounds[i * (parts + 1) + p], ... + 1) (the slices cut by listedParts()), scattered as
+/// scatterSynapses() does, or zeroed when x is null.
+void listedPartRow(const std::int64_t* bounds, int parts, int p, const std::int32_t* list,
+                   std::int32_t count, const std::int32_t* __restrict targets,
+                   const float* __restrict weights, float w, const float* x, float* y)
+{
+    const auto slice = [&](std::int32_t i) { return bounds + static_cast<std::int64_t>(i) * (parts + 1) + p; };
+    if (x == nullptr) {
+        walkListed(list, count, slice, targets, nullptr, nullptr, [&](std::int32_t, std::int64_t b, std::int64_t e) {
+            for (std::int64_t s = b; s < e; ++s) {
+                y[targets[s]] = 0.0F;
+            }
+        });
+        return;
+    }
+    walkListed(list, count, slice, targets, weights, x, [&](std::int32_t i, std::int64_t b, std::int64_t e) {
+        scatterSynapses(b, e, targets, weights, w, x[i], y);
+    });
+}
+
 }  // namespace
 
 template <typename ScatterStep>
@@ -127,12 +186,10 @@ void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
     // deliver()'s scan, without visiting the quiet channels.
     deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
         const float* x = pre + t * preStride;
-        const std::int32_t* listed = spikes.indices + t * spikes.stride;
-        const std::int32_t count = spikes.counts[t];
-        for (std::int32_t k = 0; k < count; ++k) {
-            const std::int32_t i = listed[k];
-            scatterSynapses(rows[i], rows[i + 1], targets, weights, w, x[i], y);
-        }
+        walkListed(spikes.indices + t * spikes.stride, spikes.counts[t], [rows](std::int32_t i) { return rows + i; },
+                   targets, weights, x, [&](std::int32_t i, std::int64_t b, std::int64_t e) {
+                       scatterSynapses(b, e, targets, weights, w, x[i], y);
+                   });
     });
 }
 
@@ -146,13 +203,12 @@ bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps,
     const std::int32_t* targets = this->targets().data();
     for (std::int64_t t = 0; t < steps; ++t) {
         float* y = post + t * postStride;
-        const std::int32_t* listed = spikes.indices + t * spikes.stride;
-        for (std::int32_t k = 0; k < spikes.counts[t]; ++k) {
-            const std::int32_t i = listed[k];
-            for (std::int64_t s = rows[i]; s < rows[i + 1]; ++s) {
-                y[targets[s]] = 0.0F;
-            }
-        }
+        walkListed(spikes.indices + t * spikes.stride, spikes.counts[t], [rows](std::int32_t i) { return rows + i; },
+                   targets, nullptr, nullptr, [&](std::int32_t, std::int64_t b, std::int64_t e) {
+                       for (std::int64_t s = b; s < e; ++s) {
+                           y[targets[s]] = 0.0F;
+                       }
+                   });
     }
     return true;
 }
@@ -181,10 +237,7 @@ int SparseProjection::listedParts(const ThreadPool& pool, std::int64_t minWork, 
     if (parts < 2) {
         return 1;
     }
-    std::int64_t listed = 0;
-    for (std::int64_t t = 0; t < steps; ++t) {
-        listed += spikes.counts[t];
-    }
+    const std::int64_t listed = spikes.total(steps);
     const std::int64_t nDst = sizeTarget();
     const std::int64_t delay = delaySteps();
     // The additions this call makes: the listed channels' synapses, plus the ring's rows.
@@ -193,25 +246,55 @@ int SparseProjection::listedParts(const ThreadPool& pool, std::int64_t minWork, 
     if (work < parts * minWork || nDst < parts * 64) {
         return 1;
     }
+    cutSlices(parts);
+    return parts;
+}
+
+void SparseProjection::cutSlices(int parts) const
+{
+    if (m_sliceParts == parts) {
+        return;
+    }
     const std::int64_t nSrc = sizeSource();
+    const std::int64_t nDst = sizeTarget();
     const std::int64_t* rows = rowStart().data();
     const std::int32_t* targets = this->targets().data();
-    if (m_sliceParts != parts) {
-        const std::int64_t width = parts + 1;
-        m_sliceBounds.assign(static_cast<std::size_t>(nSrc * width), 0);
-        for (std::int64_t i = 0; i < nSrc; ++i) {
-            for (int p = 0; p <= parts; ++p) {
-                const std::int64_t first =
-                    p == parts ? nDst : ThreadPool::splitRange(nDst, parts, p, 64).first;
-                m_sliceBounds[static_cast<std::size_t>(i * width + p)] =
-                    std::lower_bound(targets + rows[i], targets + rows[i + 1],
-                                     static_cast<std::int32_t>(std::min<std::int64_t>(first, INT32_MAX))) -
-                    targets;
-            }
+    const std::int64_t width = parts + 1;
+    m_sliceBounds.assign(static_cast<std::size_t>(nSrc * width), 0);
+    for (std::int64_t i = 0; i < nSrc; ++i) {
+        for (int p = 0; p <= parts; ++p) {
+            const std::int64_t first = p == parts ? nDst : ThreadPool::splitRange(nDst, parts, p, 64).first;
+            m_sliceBounds[static_cast<std::size_t>(i * width + p)] =
+                std::lower_bound(targets + rows[i], targets + rows[i + 1],
+                                 static_cast<std::int32_t>(std::min<std::int64_t>(first, INT32_MAX))) -
+                targets;
         }
-        m_sliceParts = parts;
     }
-    return parts;
+    m_sliceParts = parts;
+}
+
+bool SparseProjection::listedPartsReady(int parts)
+{
+    if (delaySteps() != 0 || parts < 2 || sizeTarget() < parts * 64) {
+        return false;
+    }
+    ensureWeights();  // drawn here, on the owner, not by the parts
+    cutSlices(parts);
+    return true;
+}
+
+void SparseProjection::deliverListedPart(int part, int parts, const float* pre, const SpikeLists& spikes,
+                                         float* post) const
+{
+    const float* weights = m_synapseWeights.empty() ? nullptr : m_synapseWeights.data();
+    listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0], m_targets.data(),
+                  weights, weight(), pre, post);
+}
+
+void SparseProjection::clearListedPart(int part, int parts, const SpikeLists& spikes, float* post) const
+{
+    listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0], m_targets.data(),
+                  nullptr, 0.0F, nullptr, post);
 }
 
 bool SparseProjection::clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
@@ -224,18 +307,9 @@ bool SparseProjection::clearListedOn(ThreadPool& pool, std::int64_t minWork, con
     if (parts == 1) {
         return clearListed(spikes, steps, post, postStride);
     }
-    const std::int32_t* targets = this->targets().data();
-    const std::int64_t* bounds = m_sliceBounds.data();
     pool.run(parts, [&](int p) {
         for (std::int64_t t = 0; t < steps; ++t) {
-            float* y = post + t * postStride;
-            const std::int32_t* listed = spikes.indices + t * spikes.stride;
-            for (std::int32_t k = 0; k < spikes.counts[t]; ++k) {
-                const std::int64_t* b = bounds + static_cast<std::int64_t>(listed[k]) * (parts + 1) + p;
-                for (std::int64_t s = b[0]; s < b[1]; ++s) {
-                    y[targets[s]] = 0.0F;
-                }
-            }
+            clearListedPart(p, parts, spikes.from(t), post + t * postStride);
         }
     });
     return true;
@@ -263,14 +337,8 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
     pool.run(parts, [&](int p) {
         const auto [j0, j1] = ThreadPool::splitRange(nDst, parts, p, 64);
         const auto scatter = [&](std::int64_t t, float* y) {
-            const float* x = pre + t * preStride;
-            const std::int32_t* list = spikes.indices + t * spikes.stride;
-            const std::int32_t count = spikes.counts[t];
-            for (std::int32_t k = 0; k < count; ++k) {
-                const std::int64_t i = list[k];
-                const std::int64_t* b = bounds + i * (parts + 1) + p;
-                scatterSynapses(b[0], b[1], targets, weights, w, x[i], y);
-            }
+            listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t], targets,
+                          weights, w, pre + t * preStride, y);
         };
         std::int64_t head = head0;
         for (std::int64_t t = 0; t < steps; ++t) {

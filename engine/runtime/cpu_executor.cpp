@@ -20,7 +20,8 @@
 // (NodeRunner::selectTraceChannels()), so the rows hold only what the probes copy.
 // Threads (ExecutorOptions::threads): the executor owns a ThreadPool whose helpers run parts of
 // one node's run() (disjoint neuron ranges, NeuronLayer::runsInRanges()), of one projection's
-// delivery from spike lists (disjoint target ranges, Projection::deliverListedOn()), of one large
+// delivery from spike lists (disjoint target ranges, Projection::deliverListedOn()), of all the
+// deliveries from lists into one one-row input and of their clearing (NodeListedSplit), of one large
 // pass-through edge's addition (disjoint channel ranges) or of a large copy or clear of rows,
 // while the owner runs its own part and
 // waits; groups, nodes and edges still run one after another in plan order, and
@@ -33,6 +34,7 @@
 #include "engine/core/node_runner.hpp"
 #include "engine/core/thread_pool.hpp"
 #include "engine/runtime/finite_scan.hpp"
+#include "engine/runtime/listed_split.hpp"
 #include "engine/runtime/probe_target.hpp"
 
 #include <algorithm>
@@ -50,6 +52,11 @@ struct NodeBuffers {
     bool oneRow = false;                 ///< lock-step: each input row is used at once, so one
                                          ///< row is reused every step (stays in cache)
     bool inClear = false;                ///< oneRow: `in` is all zero (cleared after its use)
+    std::unique_ptr<NodeListedSplit> split;  ///< oneRow with a pool: all incoming edges in one
+                                             ///< fork-join, when they all deliver from lists
+    bool splitDelivered = false;         ///< this step's gather() went through `split`
+    bool clearPending = false;           ///< `in` holds the last split delivery, to be zeroed by
+                                         ///< the next one's threads (or at the chunk's end)
     std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
     std::vector<TraceInfo> traces;
     std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × traceWidth, or empty
@@ -67,14 +74,8 @@ struct NodeBuffers {
     }
 };
 
-struct ResolvedProbe {
-    int node = -1;
-    int trace = -1;               ///< -1: output rows
-    std::int64_t offset = 0;      ///< first channel within the row
-    std::int64_t rowWidth = 0;    ///< values per source row
-    std::vector<std::int64_t> indices;  ///< absolute channels, or empty = [offset, offset+width)
-    ProbeInfo info;
-    std::vector<float> data;      ///< maxChunk × width (unused when `direct`)
+struct ResolvedProbe : ProbeTarget {
+    std::vector<float> data;        ///< maxChunk × width (unused when `direct`)
     const float* direct = nullptr;  ///< whole rows: the source rows themselves, no copy
 };
 
@@ -127,6 +128,18 @@ public:
                 b.listCounts.assign(rows + 1, 0);
             }
         }
+        for (std::size_t i = 0; m_pool && i < m_nodes.size(); ++i) {
+            std::vector<NodeListedSplit::Edge> edges;
+            for (int ei : m_plan.incoming[i]) {
+                const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
+                if (edgeLists(e, 0)) {
+                    edges.push_back({e.projection, e.toOffset, m_listedSplitFrom[static_cast<std::size_t>(ei)]});
+                }
+            }
+            if (m_nodes[i].oneRow && edges.size() == m_plan.incoming[i].size() && NodeListedSplit::possible(edges)) {
+                m_nodes[i].split = std::make_unique<NodeListedSplit>(std::move(edges));
+            }
+        }
         loadStates(true);
     }
 
@@ -149,7 +162,14 @@ public:
                 b.traceWidth[k] = b.traces[k].width;
             }
         }
-        selectChannels(resolved);
+        std::vector<ProbeTarget*> targets;
+        for (ResolvedProbe& p : resolved) {
+            targets.push_back(&p);
+        }
+        narrowTraceProbes(targets, [this](int node, int trace, const std::vector<std::int64_t>& channels) {
+            return m_nodes[static_cast<std::size_t>(node)].runner->selectTraceChannels(
+                static_cast<std::size_t>(trace), channels);
+        });
         std::vector<ProbeInfo> infos;
         const auto rows = static_cast<std::size_t>(maxChunkSteps());
         for (auto& p : resolved) {
@@ -180,6 +200,10 @@ public:
             throw Error("executor: advance() takes 1 to " + std::to_string(maxChunkSteps()) +
                         " steps, got " + std::to_string(steps));
         }
+        for (NodeBuffers& b : m_nodes) {  // left by an advance() an exception cut short
+            b.inClear = b.inClear && !b.clearPending;
+            b.clearPending = false;
+        }
         {
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.inputNode)];
             float* rows = m_nodes[static_cast<std::size_t>(m_plan.inputNode)].out.data() + p.sizeOut;
@@ -199,6 +223,9 @@ public:
             }
         }
         copyProbes(steps);
+        for (NodeBuffers& b : m_nodes) {
+            flushClear(b);  // its lists are this chunk's rows, rewritten from the next on
+        }
         for (std::size_t i = 0; i < m_nodes.size(); ++i) {
             const std::int64_t w = m_plan.nodes[i].sizeOut;
             NodeBuffers& b = m_nodes[i];
@@ -345,15 +372,33 @@ private:
         }
         NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
         float* dst = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
-        if (!b.inClear) {
+        if (!b.inClear && !b.clearPending) {
             copyOrZero(dst, nullptr, static_cast<std::size_t>(n * p.sizeIn));
         }
         b.inClear = false;
-        for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
+        const auto& incoming = m_plan.incoming[static_cast<std::size_t>(node)];
+        const auto source = [&](const PlanEdge& e) {
+            const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+            return m_nodes[static_cast<std::size_t>(e.from)].out.data() +
+                   (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
+        };
+        b.splitDelivered = false;
+        if (b.split && n == 1) {
+            for (std::size_t k = 0; k < incoming.size(); ++k) {
+                const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(incoming[k])];
+                b.split->set(k, source(e), *edgeLists(e, t0));
+            }
+            if (b.split->deliver(*m_pool, dst, b.clearPending)) {
+                b.splitDelivered = true;
+                b.clearPending = false;
+                return;
+            }
+        }
+        flushClear(b);
+        for (int ei : incoming) {
             const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
             const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
-            const float* src = m_nodes[static_cast<std::size_t>(e.from)].out.data() +
-                               (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
+            const float* src = source(e);
             float* target = dst + e.toOffset;
             if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
                 if (mayShare(ei, *lists, n)) {
@@ -391,20 +436,11 @@ private:
         }
     }
 
-    /// Whether edge ei's delivery (or clearing) from `lists` over `steps` steps should go to
-    /// the projection's pool-sharing variant, which decides again: false when there is no pool
-    /// or the listed channels are fewer than the projection said could ever split (the serial
-    /// call is then what that variant would do, without its per-call decision).
+    /// Whether edge ei's listed delivery (or clearing) goes to the projection's pool-sharing
+    /// variant (which decides again): not without a pool, nor below Projection::listedSplitFrom().
     bool mayShare(int ei, const SpikeLists& lists, std::int64_t steps) const
     {
-        if (!m_pool) {
-            return false;
-        }
-        std::int64_t listed = 0;
-        for (std::int64_t t = 0; t < steps; ++t) {
-            listed += lists.counts[t];
-        }
-        return listed >= m_listedSplitFrom[static_cast<std::size_t>(ei)];
+        return m_pool && lists.total(steps) >= m_listedSplitFrom[static_cast<std::size_t>(ei)];
     }
 
     /// The spike lists an edge delivers from at chunk row t0 (the source's row t0 + 1, or t0
@@ -419,6 +455,16 @@ private:
         return from.listRows(width).view().from(t0 + (e.delayed ? 0 : 1));
     }
 
+    /// Zeroes what b's last split delivery left in its input row, if that is still pending.
+    void flushClear(NodeBuffers& b)
+    {
+        if (b.clearPending) {
+            b.split->clear(*m_pool, b.in.data());
+            b.clearPending = false;
+            b.inClear = true;
+        }
+    }
+
     /// After a one-row node consumed its input row: zeroes what gather() delivered into it, in
     /// O(events), when every incoming edge delivered from lists and can undo its writes
     /// (Projection::clearListed()); then the next gather() skips its memset.
@@ -427,6 +473,10 @@ private:
         const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
         NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
         if (!b.oneRow || p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        if (b.splitDelivered) {
+            b.clearPending = true;  // by the next split delivery's threads, or flushClear()
             return;
         }
         for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
@@ -472,75 +522,6 @@ private:
         }
     }
 
-    /// For each trace that only probes of some channels read: asks its runner to record just
-    /// the union of their channels (ascending) and re-expresses those probes in that narrower
-    /// row (a probe reading all of it becomes whole-row, read in place).
-    void selectChannels(std::vector<ResolvedProbe>& probes)
-    {
-        const auto whole = [](const ResolvedProbe& p) {
-            return p.indices.empty() && p.offset == 0 && p.info.width == p.rowWidth;
-        };
-        const auto channelsOf = [](const ResolvedProbe& p) {
-            if (!p.indices.empty()) {
-                return p.indices;
-            }
-            std::vector<std::int64_t> range(static_cast<std::size_t>(p.info.width));
-            for (std::size_t k = 0; k < range.size(); ++k) {
-                range[k] = p.offset + static_cast<std::int64_t>(k);
-            }
-            return range;
-        };
-        for (std::size_t i = 0; i < probes.size(); ++i) {
-            const ResolvedProbe& first = probes[i];
-            if (first.trace < 0) {
-                continue;
-            }
-            // Every probe of this trace; the first one found decides (earlier ones did).
-            std::vector<std::size_t> same;
-            bool anyWhole = false;
-            bool seenBefore = false;
-            for (std::size_t j = 0; j < probes.size(); ++j) {
-                if (probes[j].node == first.node && probes[j].trace == first.trace) {
-                    seenBefore = seenBefore || j < i;
-                    anyWhole = anyWhole || whole(probes[j]);
-                    same.push_back(j);
-                }
-            }
-            if (seenBefore || anyWhole) {
-                continue;
-            }
-            std::vector<std::int64_t> channels;
-            for (const std::size_t j : same) {
-                const std::vector<std::int64_t> c = channelsOf(probes[j]);
-                channels.insert(channels.end(), c.begin(), c.end());
-            }
-            std::sort(channels.begin(), channels.end());
-            channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
-            NodeBuffers& b = m_nodes[static_cast<std::size_t>(first.node)];
-            if (!b.runner->selectTraceChannels(static_cast<std::size_t>(first.trace), channels)) {
-                continue;
-            }
-            const auto width = static_cast<std::int64_t>(channels.size());
-            for (const std::size_t j : same) {
-                ResolvedProbe& p = probes[j];
-                std::vector<std::int64_t> positions = channelsOf(p);
-                for (std::int64_t& c : positions) {
-                    c = std::lower_bound(channels.begin(), channels.end(), c) - channels.begin();
-                }
-                p.rowWidth = width;
-                p.offset = 0;
-                p.indices = std::move(positions);
-                bool identity = p.info.width == width;
-                for (std::int64_t k = 0; identity && k < width; ++k) {
-                    identity = p.indices[static_cast<std::size_t>(k)] == k;
-                }
-                if (identity) {
-                    p.indices.clear();
-                }
-            }
-        }
-    }
-
     void copyProbes(std::int64_t steps)
     {
         for (ResolvedProbe& probe : m_probes) {
@@ -572,14 +553,8 @@ private:
         for (const NodeBuffers& b : m_nodes) {
             traces.push_back(b.traces);
         }
-        const ProbeTarget target = resolveProbeTarget(m_plan, traces, r);
         ResolvedProbe out;
-        out.node = target.node;
-        out.trace = target.trace;
-        out.offset = target.offset;
-        out.rowWidth = target.rowWidth;
-        out.indices = target.indices;
-        out.info = target.info;
+        static_cast<ProbeTarget&>(out) = resolveProbeTarget(m_plan, traces, r);
         return out;
     }
 

@@ -1,6 +1,7 @@
 // ProbeTarget resolution, the same for every backend. See probe_target.hpp.
 #include "engine/runtime/probe_target.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace spike::engine {
@@ -135,6 +136,62 @@ ProbeTarget resolveProbeTarget(const ExecutionPlan& plan,
         out.info.width = static_cast<std::int64_t>(r.indices.size());
     }
     return out;
+}
+
+void narrowTraceProbes(const std::vector<ProbeTarget*>& probes,
+                       const std::function<bool(int, int, const std::vector<std::int64_t>&)>& select)
+{
+    const auto whole = [](const ProbeTarget& p) {
+        return p.indices.empty() && p.offset == 0 && p.info.width == p.rowWidth;
+    };
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+        const ProbeTarget& first = *probes[i];
+        if (first.trace < 0) {
+            continue;
+        }
+        // Every probe of this trace; the first one found decides (earlier ones did).
+        std::vector<std::size_t> same;
+        bool anyWhole = false;
+        bool seenBefore = false;
+        for (std::size_t j = 0; j < probes.size(); ++j) {
+            if (probes[j]->node == first.node && probes[j]->trace == first.trace) {
+                seenBefore = seenBefore || j < i;
+                anyWhole = anyWhole || whole(*probes[j]);
+                same.push_back(j);
+            }
+        }
+        if (seenBefore || anyWhole) {
+            continue;
+        }
+        std::vector<std::int64_t> channels;
+        for (const std::size_t j : same) {
+            const std::vector<std::int64_t> c = probes[j]->channels();
+            channels.insert(channels.end(), c.begin(), c.end());
+        }
+        std::sort(channels.begin(), channels.end());
+        channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
+        if (!select(first.node, first.trace, channels)) {
+            continue;
+        }
+        const auto width = static_cast<std::int64_t>(channels.size());
+        for (const std::size_t j : same) {
+            ProbeTarget& p = *probes[j];
+            std::vector<std::int64_t> positions = p.channels();
+            for (std::int64_t& c : positions) {
+                c = std::lower_bound(channels.begin(), channels.end(), c) - channels.begin();
+            }
+            p.rowWidth = width;
+            p.offset = 0;
+            p.indices = std::move(positions);
+            bool identity = p.info.width == width;
+            for (std::int64_t k = 0; identity && k < width; ++k) {
+                identity = p.indices[static_cast<std::size_t>(k)] == k;
+            }
+            if (identity) {
+                p.indices.clear();
+            }
+        }
+    }
 }
 
 }  // namespace spike::engine

@@ -12,6 +12,7 @@
 #include "engine/core/node_runner.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace spike::engine {
@@ -39,5 +40,13 @@ struct ProbeTarget {
 ProbeTarget resolveProbeTarget(const ExecutionPlan& plan,
                                const std::vector<std::vector<TraceInfo>>& traces,
                                const ProbeRequest& request);
+
+/// For each trace that only probes of some of its channels read (no probe reads its whole
+/// row): asks `select(node, trace, channels)` whether the trace's runner can record just the
+/// union of their channels (ascending), and when it can, re-expresses those probes in that
+/// narrower row (rowWidth its size, indices positions within it; a probe reading all of it
+/// becomes whole-row). Probes of output rows are left as they are.
+void narrowTraceProbes(const std::vector<ProbeTarget*>& probes,
+                       const std::function<bool(int node, int trace, const std::vector<std::int64_t>& channels)>& select);
 
 }  // namespace spike::engine

@@ -28,6 +28,15 @@ struct SpikeLists {
     {
         return {indices + t * stride, counts + t, stride, values != nullptr ? values + t * stride : nullptr};
     }
+    /// Entries listed in rows [0, steps).
+    std::int64_t total(std::int64_t steps) const
+    {
+        std::int64_t sum = 0;
+        for (std::int64_t t = 0; t < steps; ++t) {
+            sum += counts[t];
+        }
+        return sum;
+    }
 };
 
 /// Where spike lists are written (the same layout as SpikeLists).
