@@ -3,6 +3,7 @@
 // of the dense rows, the CPU executor with lists against the executor without them (the same
 // spikes, traces, outputs and states bit for bit, for any chunking and schedule), the probes'
 // spike lists, and ProbeBuffer events found from lists against those found by a scan.
+#include "engine/core/thread_pool.hpp"
 #include "engine/runtime/backend.hpp"
 #include "engine/neurons/cuba_lif.hpp"
 #include "engine/neurons/lif.hpp"
@@ -15,6 +16,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -325,6 +327,47 @@ private slots:
                 QVERIFY2(sameBits(ringState(*dense), ringState(*listed)), what.c_str());
                 QVERIFY2(postDense != std::vector<float>(postDense.size(), 0.0F), what.c_str());
             }
+        }
+    }
+
+    void largeProjectionsDeliverAndClearAlike()
+    {
+        // 3000 -> 2000 with 150 synapses onto each target: 300,000 synapses, a CSR large enough
+        // for the listed walks to prefetch ahead (about 450 listed channels per step). Constant
+        // and per-synapse weights: the listed delivery equals the dense scan bit for bit, split
+        // over two threads too, and the clearing zeroes every entry it reached.
+        const std::int64_t steps = 3;
+        const std::int64_t nSrc = 3000;
+        const std::int64_t nDst = 2000;
+        const std::vector<float> pre = presynapticRows(steps, nSrc, nSrc, 21);
+        const Lists lists = listRows(pre, steps, nSrc, nSrc);
+        ThreadPool pool(2);
+        for (const std::string dist : {"constant", "uniform"}) {
+            const auto make = [&] {
+                return std::make_unique<SparseProjection>(
+                    nSrc, nDst,
+                    AttributeMap{{"rule", std::string("in_degree")}, {"in_degree", scalar(150.0F)},
+                                 {"weight", scalar(0.37F)}, {"weight_dist", dist},
+                                 {"weight_spread", scalar(0.2F)}, {"seed", scalar(3.0F)}});
+            };
+            auto dense = make();
+            auto listed = make();
+            auto split = make();
+            QCOMPARE(dense->synapseCount(), std::int64_t{300000});
+            std::vector<float> postDense(static_cast<std::size_t>(steps * nDst), 0.0F);
+            std::vector<float> postListed = postDense;
+            std::vector<float> postSplit = postDense;
+            dense->deliver(pre.data(), nSrc, steps, postDense.data(), nDst);
+            listed->deliverListed(pre.data(), nSrc, lists.view(), steps, postListed.data(), nDst);
+            split->deliverListedOn(pool, 1, pre.data(), nSrc, lists.view(), steps, postSplit.data(), nDst);
+            QVERIFY2(sameBits(postDense, postListed), dist.c_str());
+            QVERIFY2(sameBits(postDense, postSplit), dist.c_str());
+            QVERIFY(std::count(postDense.begin(), postDense.end(), 0.0F) < nDst / 10);
+            QVERIFY(listed->clearListed(lists.view(), steps, postListed.data(), nDst));
+            QVERIFY(split->clearListedOn(pool, 1, lists.view(), steps, postSplit.data(), nDst));
+            const std::vector<float> zeros(postDense.size(), 0.0F);
+            QVERIFY2(sameBits(postListed, zeros), dist.c_str());
+            QVERIFY2(sameBits(postSplit, zeros), dist.c_str());
         }
     }
 
