@@ -13,6 +13,7 @@
 
 #include "ui/editor/graph_breadcrumb.hpp"
 #include "ui/editor/graph_canvas.hpp"
+#include "ui/document/document_file.hpp"
 #include "ui/document/graph_document.hpp"
 #include "ui/inspector/inspector.hpp"
 #include "ui/inspector/inspector_editors.hpp"
@@ -348,6 +349,10 @@ void TestInspectorInput::everyExampleUnderRealInput()
     QFETCH(QString, example);
     QFETCH(bool, running);
     MainWindow w;
+    // No autosave here (test_document_file and test_kill_recover test it): a slider drag to the
+    // middle of a size's range makes cuba_network's populations 5 x 10^5 neurons, whose 0.5 GB
+    // recovery file, written each minute, was most of this test's time under AddressSanitizer.
+    w.documentFile()->setAutosaveInterval(0);
     QString error;
     QVERIFY2(w.openModel(example, &error), qPrintable(error));
     showMainWindow(w);
