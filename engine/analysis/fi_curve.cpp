@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace spike::engine {
 
@@ -23,27 +22,21 @@ struct Measured {
     double spikes = 0.0;
 };
 
-std::string num(double v)
-{
-    std::ostringstream s;
-    s << v;
-    return s.str();
-}
-
 void validate(const FiOptions& o)
 {
     if (!std::isfinite(o.start) || !std::isfinite(o.stop)) {
-        throw Error("f-I curve: the current range " + num(o.start) + ":" + num(o.stop) +
-                    " is not finite");
+        throw Error("f-I curve: the current range " + numberText(o.start) + ":" +
+                    numberText(o.stop) + " is not finite");
     }
     constexpr double kFloatMax = std::numeric_limits<float>::max();
     if (std::abs(o.start) > kFloatMax || std::abs(o.stop) > kFloatMax) {
-        throw Error("f-I curve: the current range " + num(o.start) + ":" + num(o.stop) +
+        throw Error("f-I curve: the current range " + numberText(o.start) + ":" +
+                    numberText(o.stop) +
                     " lies outside float32's range (the engine's input is float32)");
     }
     if (o.start > o.stop) {
-        throw Error("f-I curve: the current range is empty (start " + num(o.start) +
-                    " > stop " + num(o.stop) + ")");
+        throw Error("f-I curve: the current range is empty (start " + numberText(o.start) +
+                    " > stop " + numberText(o.stop) + ")");
     }
     if (o.count < 1 || o.count > kFiMaxCount) {
         throw Error("f-I curve: count " + std::to_string(o.count) + " is out of range (1 to " +
@@ -351,7 +344,7 @@ FiCurve fiCurve(const Module& neuron, const FiOptions& options)
     curve.neurons = neuron.sizeOut();
     curve.dt = neuron.timeStep();
     if (!(curve.dt > 0.0) || !std::isfinite(curve.dt)) {
-        throw Error(who + ": the time step " + num(curve.dt) + " s is not positive");
+        throw Error(who + ": the time step " + numberText(curve.dt) + " s is not positive");
     }
     curve.steps = options.steps ? *options.steps
                                 : std::max<std::int64_t>(1, std::llround(1.0 / curve.dt));

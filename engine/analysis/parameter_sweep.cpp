@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace spike::engine {
 
@@ -30,13 +29,6 @@ constexpr double kMaxCvSpikes = 5e7;
 constexpr std::int64_t kSliceFloats = std::int64_t{1} << 16;
 
 enum class Measure { Rate, Cv, Spikes, Peak };
-
-std::string num(double v)
-{
-    std::ostringstream s;
-    s << v;
-    return s.str();
-}
 
 [[noreturn]] void refuse(const std::string& what)
 {
@@ -154,9 +146,9 @@ struct Plan {
 };
 
 /// Runs the grid in chunks; one value per grid point.
-class Sweep {
+class GridSweep {
 public:
-    Sweep(const Module& neuron, const SweepOptions& options, const Plan& plan)
+    GridSweep(const Module& neuron, const SweepOptions& options, const Plan& plan)
         : m_neuron(neuron), m_options(options), m_plan(plan)
     {
     }
@@ -224,7 +216,7 @@ private:
         std::string out;
         for (std::size_t a = 0; a < m_options.axes.size(); ++a) {
             out += (a == 0 ? "" : ", ") + m_options.axes[a].attribute + "=" +
-                   num(axisValue(a, point));
+                   numberText(axisValue(a, point));
         }
         return out;
     }
@@ -352,9 +344,9 @@ private:
                 break;
             case Measure::Cv: {
                 if (counts[ub] > kMaxCvSpikes) {
-                    refuse("grid point " + pointText(first + b) + ": " + num(counts[ub]) +
+                    refuse("grid point " + pointText(first + b) + ": " + numberText(counts[ub]) +
                            " spikes are too many intervals for cv (at most " +
-                           num(kMaxCvSpikes) + ")");
+                           numberText(kMaxCvSpikes) + ")");
                 }
                 const SpikeStatistics st = spikeStatistics(
                     rows.data() + b * m_plan.steps * n, m_plan.steps, n, m_plan.dt);
@@ -392,11 +384,12 @@ void validateOptions(const SweepOptions& o, Plan& plan)
                    std::to_string(kSweepMaxPoints) + " values)");
         }
         if (!std::isfinite(a.start) || !std::isfinite(a.stop)) {
-            refuse(axis + "the range " + num(a.start) + ":" + num(a.stop) + " is not finite");
+            refuse(axis + "the range " + numberText(a.start) + ":" + numberText(a.stop) +
+                   " is not finite");
         }
         constexpr double kFloatMax = std::numeric_limits<float>::max();
         if (std::abs(a.start) > kFloatMax || std::abs(a.stop) > kFloatMax) {
-            refuse(axis + "the range " + num(a.start) + ":" + num(a.stop) +
+            refuse(axis + "the range " + numberText(a.start) + ":" + numberText(a.stop) +
                    " lies outside float32's range (attribute values are float32)");
         }
         if (points > kSweepMaxPoints / a.count) {
@@ -425,7 +418,7 @@ void validateOptions(const SweepOptions& o, Plan& plan)
     }
     if (!std::isfinite(o.current) ||
         std::abs(o.current) > static_cast<double>(std::numeric_limits<float>::max())) {
-        refuse("the current " + num(o.current) +
+        refuse("the current " + numberText(o.current) +
                " is not a finite float32 number (the engine's input is float32)");
     }
     plan.current = static_cast<float>(o.current);
@@ -507,7 +500,7 @@ SweepResult parameterSweep(const Module& neuron, const SweepOptions& options)
 
     plan.dt = neuron.timeStep();
     if (!(plan.dt > 0.0) || !std::isfinite(plan.dt)) {
-        refuse(type + ": the time step " + num(plan.dt) + " s is not positive");
+        refuse(type + ": the time step " + numberText(plan.dt) + " s is not positive");
     }
     plan.steps = options.steps ? *options.steps
                                : std::max<std::int64_t>(1, std::llround(1.0 / plan.dt));
@@ -528,13 +521,13 @@ SweepResult parameterSweep(const Module& neuron, const SweepOptions& options)
             const Tensor value =
                 uniformValue(probe->spec(name), probe->sizeOut(), static_cast<float>(v));
             if (const Status s = probe->setAttribute(name, value); !s.ok) {
-                refuse("grid point " + name + "=" + num(v) + ": " + s.message);
+                refuse("grid point " + name + "=" + numberText(v) + ": " + s.message);
             }
         }
     }
 
     plan.wide = canRunWide(neuron, swept);
-    const Sweep sweep(neuron, options, plan);
+    const GridSweep sweep(neuron, options, plan);
     result.values = sweep.run(result.unit);
     result.axes = options.axes;
     result.x = plan.values[0];

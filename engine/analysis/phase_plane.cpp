@@ -13,19 +13,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <variant>
 
 namespace spike::engine {
 
 namespace {
-
-std::string num(double v)
-{
-    std::ostringstream s;
-    s << v;
-    return s.str();
-}
 
 /// Checks the module and the axes; returns the phase states.
 std::vector<std::string> checkAxes(const Module& m, const PhasePlaneOptions& o)
@@ -64,7 +56,8 @@ std::vector<std::string> checkAxes(const Module& m, const PhasePlaneOptions& o)
                     type + " has " + std::to_string(m.sizeOut()) + " neurons)");
     }
     if (!std::isfinite(o.current)) {
-        throw Error("phase portrait: the input current " + num(o.current) + " is not finite");
+        throw Error("phase portrait: the input current " + numberText(o.current) +
+                    " is not finite");
     }
     return states;
 }
@@ -73,17 +66,17 @@ void checkRanges(const PhasePlaneOptions& o)
 {
     auto range = [](const char* axis, double lo, double hi) {
         if (!std::isfinite(lo) || !std::isfinite(hi)) {
-            throw Error(std::string("phase portrait: the ") + axis + " range " + num(lo) + ":" +
-                        num(hi) + " is not finite");
+            throw Error(std::string("phase portrait: the ") + axis + " range " + numberText(lo) +
+                        ":" + numberText(hi) + " is not finite");
         }
         constexpr double kFloatMax = std::numeric_limits<float>::max();
         if (std::abs(lo) > kFloatMax || std::abs(hi) > kFloatMax) {
-            throw Error(std::string("phase portrait: the ") + axis + " range " + num(lo) + ":" +
-                        num(hi) + " lies outside float32's range");
+            throw Error(std::string("phase portrait: the ") + axis + " range " + numberText(lo) +
+                        ":" + numberText(hi) + " lies outside float32's range");
         }
         if (!(lo < hi)) {
-            throw Error(std::string("phase portrait: the ") + axis + " range " + num(lo) + ":" +
-                        num(hi) + " is empty (the minimum must be below the maximum)");
+            throw Error(std::string("phase portrait: the ") + axis + " range " + numberText(lo) +
+                        ":" + numberText(hi) + " is empty (the minimum must be below the maximum)");
         }
     };
     range("x", o.xMin, o.xMax);
@@ -251,7 +244,7 @@ std::vector<std::array<double, 2>> phaseTrajectory(const Module& neuron,
                     std::to_string(kPhaseMaxTrajectorySteps) + ")");
     }
     if (!std::isfinite(x0) || !std::isfinite(y0)) {
-        throw Error("phase trajectory: the start (" + num(x0) + ", " + num(y0) +
+        throw Error("phase trajectory: the start (" + numberText(x0) + ", " + numberText(y0) +
                     ") is not finite");
     }
     const PhaseMap map(neuron, options.x, options.y, options.neuron, options.current);

@@ -5,8 +5,16 @@
 
 #include <cmath>
 #include <exception>
+#include <sstream>
 
 namespace spike::engine {
+
+std::string numberText(double v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
 
 double wholeTextNumber(const std::string& part, const std::string& where, const std::string& what)
 {

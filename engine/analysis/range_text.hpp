@@ -12,6 +12,9 @@ namespace spike::engine {
 /// "<where>: <what> '<part>' is not a number".
 double wholeTextNumber(const std::string& part, const std::string& where, const std::string& what);
 
+/// `v` as a message shows it: the stream's default form, 6 significant digits ("0.001", "1e+07").
+std::string numberText(double v);
+
 /// "START:STOP:COUNT" as numbers.
 struct RangeText {
     double start = 0.0;

@@ -33,7 +33,7 @@ namespace spike::ui {
 
 namespace {
 
-QString number(double v)
+QString divergenceNumber(double v)
 {
     return QString::number(v, 'g', 6);
 }
@@ -108,7 +108,7 @@ BackendDivergenceDialog::BackendDivergenceDialog(GraphDocument& doc, QWidget* pa
     auto* form = new QFormLayout;
     form->addRow(tr("Side A"), m_sideA);
     form->addRow(tr("Side B"), m_sideB);
-    form->addRow(tr("Steps (dt %1 s)").arg(number(m_doc.root().timeStep())), m_steps);
+    form->addRow(tr("Steps (dt %1 s)").arg(divergenceNumber(m_doc.root().timeStep())), m_steps);
     form->addRow(m_change, changeRow);
 
     m_message = analysisMessageLabel(this, QStringLiteral("divergenceMessage"));
@@ -359,10 +359,10 @@ void BackendDivergenceDialog::showDivergence(const engine::Divergence& d)
         const engine::SpikeDifference& s = *d.firstSpikeDifference;
         spikes = tr("Spikes first differ at step %1 (t = %2 ms) in %3 neuron %4 (A %5, B %6).")
                      .arg(s.step)
-                     .arg(number((s.step + 1) * msPerStep))
+                     .arg(divergenceNumber((s.step + 1) * msPerStep))
                      .arg(s.path.empty() ? tr("(root)") : QString::fromStdString(s.path))
                      .arg(s.neuron)
-                     .arg(number(s.a), number(s.b));
+                     .arg(divergenceNumber(s.a), divergenceNumber(s.b));
     }
     const QString same = identical.isEmpty() ? QString()
                          : identical.size() == count
@@ -372,9 +372,9 @@ void BackendDivergenceDialog::showDivergence(const engine::Divergence& d)
                           "has no logarithm: it is drawn below the axis.")
                            .arg(QString::fromStdString(d.sideA), QString::fromStdString(d.sideB))
                            .arg(d.steps)
-                           .arg(number(d.dt))
+                           .arg(divergenceNumber(d.dt))
                            .arg(spikes)
-                           .arg(number(highest))
+                           .arg(divergenceNumber(highest))
                            .arg(same));
 }
 

@@ -26,7 +26,7 @@ namespace spike::ui {
 
 namespace {
 
-QString number(double v)
+QString fiNumber(double v)
 {
     return QString::number(v, 'g', 8);
 }
@@ -56,9 +56,9 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     const auto field = [this](const QString& name, const QString& text, const QString& tip) {
         return analysisField(this, name, text, tip);
     };
-    m_start = field(QStringLiteral("fiStart"), number(suggested.start),
+    m_start = field(QStringLiteral("fiStart"), fiNumber(suggested.start),
                     tr("First current, in the input port's units per step"));
-    m_stop = field(QStringLiteral("fiStop"), number(suggested.stop), tr("Last current"));
+    m_stop = field(QStringLiteral("fiStop"), fiNumber(suggested.stop), tr("Last current"));
     m_count = field(QStringLiteral("fiCount"), QString::number(suggested.count),
                     tr("Currents, evenly spaced (1 to %1), run as one batch").arg(engine::kFiMaxCount));
     m_steps = field(QStringLiteral("fiSteps"),
@@ -71,7 +71,7 @@ FiCurveDialog::FiCurveDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     form->addRow(tr("Start"), m_start);
     form->addRow(tr("Stop"), m_stop);
     form->addRow(tr("Count"), m_count);
-    form->addRow(tr("Steps (dt %1 s)").arg(number(dt)), m_steps);
+    form->addRow(tr("Steps (dt %1 s)").arg(fiNumber(dt)), m_steps);
     form->addRow(tr("Warm-up steps"), m_warmup);
 
     m_message = analysisMessageLabel(this, QStringLiteral("fiMessage"));
@@ -199,13 +199,13 @@ void FiCurveDialog::showCurve(const engine::FiCurve& c)
         line->point1->setCoords(*c.rheobase, 0.0);
         line->point2->setCoords(*c.rheobase, 1.0);
         auto* label = new QCPItemText(m_plot);
-        label->setText(tr("rheobase %1").arg(number(*c.rheobase)));
+        label->setText(tr("rheobase %1").arg(fiNumber(*c.rheobase)));
         label->setColor(QColor(44, 160, 44));
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         label->position->setCoords(*c.rheobase, 0.02);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setPadding(QMargins(4, 0, 0, 0));
-        rheobase = tr("%1 (%2)").arg(number(*c.rheobase),
+        rheobase = tr("%1 (%2)").arg(fiNumber(*c.rheobase),
                                      c.rheobaseRefined ? tr("refined between grid points")
                                                        : tr("a grid point"));
     }
@@ -231,7 +231,7 @@ void FiCurveDialog::showCurve(const engine::FiCurve& c)
                            .arg(c.neurons)
                            .arg(QString::fromStdString(c.port))
                            .arg(c.steps)
-                           .arg(number(c.dt))
+                           .arg(fiNumber(c.dt))
                            .arg(c.warmupSteps > 0 ? tr(" after %1 warm-up steps").arg(c.warmupSteps)
                                                   : QString())
                            .arg(analytic));

@@ -42,7 +42,7 @@ struct PhaseDialog::Job {
 
 namespace {
 
-QString number(double v)
+QString phaseNumber(double v)
 {
     return QString::number(v, 'g', 6);
 }
@@ -220,10 +220,10 @@ void PhaseDialog::suggest()
         const QSignalBlocker by(m_y);
         m_x->setCurrentIndex(m_x->findData(QString::fromStdString(o.x)));
         m_y->setCurrentIndex(m_y->findData(QString::fromStdString(o.y)));
-        m_range[0]->setText(number(o.xMin));
-        m_range[1]->setText(number(o.xMax));
-        m_range[2]->setText(number(o.yMin));
-        m_range[3]->setText(number(o.yMax));
+        m_range[0]->setText(phaseNumber(o.xMin));
+        m_range[1]->setText(phaseNumber(o.xMax));
+        m_range[2]->setText(phaseNumber(o.yMin));
+        m_range[3]->setText(phaseNumber(o.yMax));
         if (!m_plane) {  // the empty plot's axes show what Compute will draw
             m_plot->xAxis->setLabel(QString::fromStdString(o.x));
             m_plot->yAxis->setLabel(QString::fromStdString(o.y));
@@ -385,7 +385,8 @@ void PhaseDialog::showPlane(const engine::PhasePlane& p)
         g->setScatterStyle(style);
         g->setName(QString::fromStdString(f.stability));
         g->setData(QVector<double>{f.x}, QVector<double>{f.y});
-        points << tr("(%1, %2) %3").arg(number(f.x), number(f.y), QString::fromStdString(f.stability));
+        points << tr("(%1, %2) %3")
+                      .arg(phaseNumber(f.x), phaseNumber(f.y), QString::fromStdString(f.stability));
     }
     m_path = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
     m_path->setName(tr("trajectory"));
@@ -397,9 +398,9 @@ void PhaseDialog::showPlane(const engine::PhasePlane& p)
                           "while the model runs, the teal path is the neuron as the run records it.")
                            .arg(QString::fromStdString(p.type))
                            .arg(o.neuron)
-                           .arg(number(o.current))
+                           .arg(phaseNumber(o.current))
                            .arg(QString::fromStdString(p.port))
-                           .arg(number(p.dt))
+                           .arg(phaseNumber(p.dt))
                            .arg(points.isEmpty() ? tr("none in this range") : points.join(QStringLiteral(", ")))
                            .arg(QString::fromStdString(o.x), QString::fromStdString(o.y)));
 }
@@ -481,7 +482,8 @@ bool PhaseDialog::startAt(double x, double y)
     m_doc.undoStack()->beginMacro(tr("Start %1 neuron %2 at %3 = %4, %5 = %6")
                                       .arg(QString::fromStdString(m_doc.path(m_id)))
                                       .arg(o.neuron)
-                                      .arg(QString::fromStdString(o.x), number(x), QString::fromStdString(o.y), number(y)));
+                                      .arg(QString::fromStdString(o.x), phaseNumber(x),
+                                           QString::fromStdString(o.y), phaseNumber(y)));
     for (const auto& [name, value] : values) {
         if (const engine::Status s = pushCommand(m_doc, std::make_unique<SetAttributeCommand>(m_doc, m_id, name, value));
             !s.ok) {

@@ -34,7 +34,7 @@ namespace spike::ui {
 
 namespace {
 
-QString number(double v)
+QString sweepNumber(double v)
 {
     return QString::number(v, 'g', 8);
 }
@@ -144,7 +144,7 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
         }
         m_state->setCurrentIndex(std::max(0, m_state->findData(QString::fromStdString(membrane))));
     }
-    m_current = field(QStringLiteral("sweepCurrent"), number(current),
+    m_current = field(QStringLiteral("sweepCurrent"), sweepNumber(current),
                       tr("Constant input per step on every input channel, as the f-I curve drives it"));
     m_steps = field(QStringLiteral("sweepSteps"), QString::number(std::max<long long>(1, std::llround(1.0 / dt))),
                     tr("Measured steps per point (default 1 s)"));
@@ -156,7 +156,7 @@ SweepDialog::SweepDialog(GraphDocument& doc, NodeId id, QWidget* parent)
     measureRow->addWidget(m_state, 1);
     form->addRow(tr("Measure"), measureRow);
     form->addRow(tr("Input current"), m_current);
-    form->addRow(tr("Steps (dt %1 s)").arg(number(dt)), m_steps);
+    form->addRow(tr("Steps (dt %1 s)").arg(sweepNumber(dt)), m_steps);
     form->addRow(tr("Warm-up steps"), m_warmup);
 
     m_message = analysisMessageLabel(this, QStringLiteral("sweepMessage"));
@@ -242,8 +242,8 @@ void SweepDialog::suggestRange(int axis)
         lo = 2.0 * v;
         hi = 0.5 * v;
     }
-    m_start[axis]->setText(number(lo));
-    m_stop[axis]->setText(number(hi));
+    m_start[axis]->setText(sweepNumber(lo));
+    m_stop[axis]->setText(sweepNumber(hi));
 }
 
 bool SweepDialog::readOptions(engine::SweepOptions& options, QString& error) const
@@ -401,10 +401,10 @@ void SweepDialog::showResult(const engine::SweepResult& r)
                           "Click a point to load its values into the node (Ctrl+Z undoes).")
                            .arg(measure)
                            .arg(r.neurons)
-                           .arg(number(m_current->text().toDouble()))
+                           .arg(sweepNumber(m_current->text().toDouble()))
                            .arg(QString::fromStdString(r.port))
                            .arg(r.steps)
-                           .arg(number(r.dt))
+                           .arg(sweepNumber(r.dt))
                            .arg(r.warmupSteps > 0 ? tr(" after %1 warm-up steps").arg(r.warmupSteps) : QString())
                            .arg(r.widePopulation ? tr("run as one wide population")
                                                  : tr("run as one copy per point")));
@@ -451,7 +451,7 @@ bool SweepDialog::loadPoint(std::size_t i, std::size_t j)
         engine::Tensor t(module->tensor(name).shape());
         t.flat().setConstant(static_cast<float>(v));
         values[name] = t;
-        described << QStringLiteral("%1 = %2").arg(QString::fromStdString(name), number(v));
+        described << QStringLiteral("%1 = %2").arg(QString::fromStdString(name), sweepNumber(v));
     }
     // Checked on a copy first, so a refused value leaves no half-applied undo step.
     try {
