@@ -99,7 +99,9 @@ const engine::Module& nodeOf(const engine::Module& root, const std::string& node
 int analyseFi(const FiCommandOptions& options, std::ostream& out)
 {
     engine::FiOptions fi;
-    engine::parseCurrentRange(options.current, fi);
+    if (!options.current.empty()) {
+        engine::parseCurrentRange(options.current, fi);
+    }
     fi.steps = options.steps;
     fi.warmupSteps = options.warmupSteps;
     if (!options.outPath.empty() && std::filesystem::is_directory(options.outPath)) {
@@ -111,6 +113,12 @@ int analyseFi(const FiCommandOptions& options, std::ostream& out)
     const std::string name = options.node.empty() ? std::string("(root)") : options.node;
     engine::FiCurve curve;
     try {
+        if (options.current.empty()) {  // the range the GUI's dialog starts with
+            const engine::FiOptions suggested = engine::suggestedFiOptions(*node);
+            fi.start = suggested.start;
+            fi.stop = suggested.stop;
+            fi.count = suggested.count;
+        }
         curve = engine::fiCurve(*node, fi);
     } catch (const Error& e) {
         throw Error("--node " + name + ": " + e.what() +
@@ -130,7 +138,8 @@ int analyseFi(const FiCommandOptions& options, std::ostream& out)
     if (curve.warmupSteps > 0) {
         summary << " after " << curve.warmupSteps << " warm-up steps";
     }
-    summary << "): " << curve.current.size() << " currents, rheobase ";
+    summary << "): " << curve.current.size() << " currents from " << curve.current.front() << " to "
+            << curve.current.back() << (options.current.empty() ? " (suggested)" : "") << ", rheobase ";
     if (curve.rheobase) {
         summary << *curve.rheobase << (curve.rheobaseRefined ? " (refined)" : " (grid point)");
     } else {

@@ -36,7 +36,7 @@ struct RunOptions {
 struct FiCommandOptions {
     std::string model;
     std::string node;                   ///< dotted module path; "" is the root
-    std::string current;                ///< START:STOP:COUNT
+    std::string current;                ///< START:STOP:COUNT; "" = engine::suggestedFiOptions
     std::optional<std::int64_t> steps;  ///< measured steps; default 1 s / dt
     std::int64_t warmupSteps = 0;
     std::string outPath;                ///< CSV file; "" writes the CSV to the output stream

@@ -82,8 +82,9 @@ int main(int argc, char** argv)
     analyse->add_option("MODEL", fi.model, "Model file (.json or .nir)")->required();
     nirOptions(analyse);
     fiCmd->add_option("--node", fi.node, "Dotted path of the neuron module (default: the root)");
-    fiCmd->add_option("--current", fi.current, "Constant input currents START:STOP:COUNT")
-        ->required();
+    fiCmd->add_option("--current", fi.current,
+                      "Constant input currents START:STOP:COUNT (default: 41 from 0 to four times "
+                      "the rheobase, probed for models without a formula)");
     std::int64_t fiSteps = 0;
     auto* fiStepsOpt = fiCmd->add_option("--steps", fiSteps,
                                          "Measured steps per current (default: 1 s / dt)");

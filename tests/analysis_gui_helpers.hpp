@@ -1,5 +1,5 @@
 // What the analysis dialogs' GUI tests (test_fi_curve_gui, test_sweep_gui, test_phase_gui) share:
-// the f-I example opened in a shown main window, and a node's Analyse ▸ entry chosen the way a
+// an example (the f-I one, or any) opened in a shown main window, and a node's Analyse ▸ entry chosen the way a
 // person chooses it (a right-click through the window, the menu walked by keys). Helpers use
 // QVERIFY: the caller checks QTest::currentTestFailed() after them.
 #pragma once
@@ -15,23 +15,31 @@
 
 namespace spike::tests {
 
-/// resources/examples/fi_curve.json opened in `w` (shown at 1200 x 800, the canvas framed);
-/// `onNode` is a point on its "lif" node's header in canvas viewport coordinates.
-inline void openFiExample(ui::MainWindow& w, QPoint& onNode)
+/// Opens resources/examples/`example` in `w` (shown, 1200 x 800, fitted) and sets `onNode` to a
+/// point on the header of node `node`, in canvas viewport coordinates.
+inline void openExampleAt(ui::MainWindow& w, const char* example, const char* node, QPoint& onNode)
 {
     w.resize(1200, 800);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QString error;
-    QVERIFY2(w.openModel(QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/fi_curve.json"), &error),
+    QVERIFY2(w.openModel(QStringLiteral(SPIKE_TEST_DATA_DIR "/../../resources/examples/") +
+                             QString::fromLatin1(example), &error),
              qPrintable(error));
     settle();
     ui::GraphCanvas* canvas = w.canvas();
     canvas->fitToView();
     settle();
-    ui::GraphNodeItem* item = canvas->nodeItem(w.document()->findNode("lif"));
+    ui::GraphNodeItem* item = canvas->nodeItem(w.document()->findNode(node));
     QVERIFY(item != nullptr);
     onNode = canvas->mapFromScene(item->mapToScene(QPointF(ui::GraphNodeItem::kWidth * 0.5, 8.0)));
+}
+
+/// resources/examples/fi_curve.json opened in `w` (shown at 1200 x 800, the canvas framed);
+/// `onNode` is a point on its "lif" node's header in canvas viewport coordinates.
+inline void openFiExample(ui::MainWindow& w, QPoint& onNode)
+{
+    openExampleAt(w, "fi_curve.json", "lif", onNode);
 }
 
 /// Right-clicks `onNode` through the window, walks the node menu to Analyse ▸ `entry` by keys,

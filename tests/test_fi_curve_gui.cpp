@@ -4,8 +4,9 @@
 // fields (plot and document unchanged), then 21 currents computed with Return on the worker: the
 // plotted rate, first-ISI and dashed analytic curves equal engine::fiCurve of the document's
 // module, and the rheobase line sits at the engine's rheobase; a long sweep cancelled by a click
-// keeps that curve, and closing mid-computation cancels. SPIKE_SCREENSHOT_DIR=dir saves
-// fi_curve_dialog.png.
+// keeps that curve, and closing mid-computation cancels. The Izhikevich example's node is driven
+// through its input "I" over a probed range. SPIKE_SCREENSHOT_DIR=dir saves fi_curve_dialog.png
+// and fi_curve_izhikevich.png.
 #include "ui/document/graph_document.hpp"
 #include "ui/editor/graph_canvas.hpp"
 #include "ui/editor/graph_node_item.hpp"
@@ -157,6 +158,40 @@ private slots:
                                           source->mapToScene(QPointF(GraphNodeItem::kWidth * 0.5, 8.0))));
         for (QAction* a : menu.actions()) {
             QVERIFY(a->text() != QLatin1String("Analyse"));
+        }
+    }
+
+    void izhikevichIsDrivenThroughI()
+    {
+        // The library's Izhikevich names its input "I": the dialog offers a probed range a few
+        // times its rheobase and a click on Compute drives "I".
+        MainWindow w;
+        QPoint onNode;
+        spike::tests::openExampleAt(w, "izhikevich_presets.json", "izhikevich", onNode);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        const auto* module = w.document()->module(w.document()->findNode("izhikevich"));
+        FiCurveDialog* dialog = nullptr;
+        openAnalysisDialog(w, onNode, QStringLiteral("f-I curve…"), dialog);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        const spike::engine::FiOptions suggested = spike::engine::suggestedFiOptions(*module);
+        QCOMPARE(dialog->stopEdit()->text().toDouble(), QString::number(suggested.stop, 'g', 8).toDouble());
+        QVERIFY(suggested.stop > 0.004 && suggested.stop < 0.05);  // volts: mV-sized, not 1 V
+        QTest::mouseClick(dialog->computeButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->computing(), 20000);
+        QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
+        QVERIFY(dialog->curve().has_value());
+        QCOMPARE(dialog->curve()->port, std::string("I"));
+        QCOMPARE(dialog->curve()->rateHz.front(), 0.0);
+        QVERIFY(dialog->curve()->rateHz.back() > 10.0);
+        const QString summary = dialog->findChild<QLabel*>("fiSummary")->text();
+        QVERIFY2(summary.contains("port 'I'") && summary.contains("5 neuron(s)"), qPrintable(summary));
+        QCOMPARE(dialog->plot()->xAxis->label(), QStringLiteral("input on port 'I' per step"));
+        if (const QByteArray dir = qgetenv("SPIKE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            dialog->grab().save(QString::fromLocal8Bit(dir) + "/fi_curve_izhikevich.png");
         }
     }
 };

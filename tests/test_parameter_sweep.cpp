@@ -529,12 +529,6 @@ private slots:
                  refusal(linear, ok()).c_str());
         LI li(2);
         QVERIFY(refusal(li, ok()).find("LI has no spikes output") != std::string::npos);
-        auto izhikevich = createModule("Izhikevich", {{"shape", {2}}});
-        SweepOptions izh = ok();
-        izh.axes = {axis("a", 0.02, 0.1, 3)};
-        QVERIFY2(refusal(*izhikevich, izh).find("Izhikevich has no \"in\" or \"exc\" input port") !=
-                     std::string::npos,
-                 refusal(*izhikevich, izh).c_str());
     }
 
     void progressAndCancelBetweenChunks()

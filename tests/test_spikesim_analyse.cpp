@@ -1,6 +1,6 @@
 // `spikesim analyse MODEL fi`, driven as a user would (QProcess): the CSV equals an in-process
 // engine::fiCurve() number for number, the summary names the rheobase, no --out prints the CSV,
-// and every bad input exits 1 with one line naming it and leaves no file behind. `spikesim analyse
+// without --current Izhikevich runs over the suggested range through its input I, and every bad input exits 1 with one line naming it and leaves no file behind. `spikesim analyse
 // MODEL sweep`: the CSV equals an in-process engine::parameterSweep() number for number (2-D to a
 // file, 1-D peak on stdout), and a bad --param, parameter or measure exits 1 leaving no file.
 // `spikesim analyse MODEL isi`: the ISI histogram CSV equals engine::spikeStatistics of the same
@@ -147,6 +147,37 @@ private slots:
             QCOMPARE(std::stod(table[k + 1][1]), c.rateHz[k]);
         }
         QVERIFY(c.rateHz.back() > 50.0);
+    }
+
+    void izhikevichWithoutCurrentUsesTheSuggestedRange()
+    {
+        // The Izhikevich example's node, driven through its input I over the range the GUI's
+        // dialog starts with (probed: the model has no rheobase formula).
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("izh.csv");
+        const QString model = spike::tests::exampleModel("izhikevich_presets.json");
+        const Outcome o = runSpikesim({"analyse", model, "fi", "--node", "izhikevich", "--steps", "2000",
+                                       "--out", csv});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains("port I,") && o.out.contains("41 currents from 0 to") &&
+                     o.out.contains("(suggested)"),
+                 qPrintable(o.out + o.err));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto table = rows(file.readAll().toStdString());
+        QCOMPARE(table.size(), std::size_t{42});
+        const auto root = loadModel(model.toStdString());
+        const Module& izh = root->getSubmodule("izhikevich");
+        FiOptions options = suggestedFiOptions(izh);
+        options.steps = 2000;
+        const FiCurve c = fiCurve(izh, options);
+        QCOMPARE(c.port, std::string("I"));
+        for (std::size_t k = 0; k < 41; ++k) {
+            QCOMPARE(std::stod(table[k + 1][0]), c.current[k]);
+            QCOMPARE(std::stod(table[k + 1][1]), c.rateHz[k]);
+        }
+        QCOMPARE(c.rateHz.front(), 0.0);
+        QVERIFY(c.rateHz.back() > 10.0);
     }
 
     void badInputExitsOneWithAMessage()

@@ -1,7 +1,8 @@
 // f-I curve: the firing rate of a spiking neuron population against a constant input current.
 //
 // fiCurve() copies the module (engine::cloneModule, States back to rest), drives every channel of
-// its current input port ("in"; CUBALIF's "exc") with one constant value per step, and runs the
+// the input port drivenInputPort() names ("in"; CUBALIF's "exc"; an equation model's "I") with
+// one constant value per step, and runs the
 // `count` currents of [start, stop] as the batch dimension of one evolve() call ((B, T, Nin);
 // NeuronLayer starts every batch element from the same stored state, so element k is exactly a
 // separate run at current k). The currents are split into about ten batches (fewer when there
@@ -82,14 +83,14 @@ struct FiCurve {
     std::string analyticNote;            ///< why there is no analytic curve, when there is none
     std::optional<double> rheobase;      ///< nullopt when no current of the range spikes
     bool rheobaseRefined = false;        ///< bisected below the grid (else a grid point)
-    std::string port;                    ///< the input port driven ("in" or "exc")
+    std::string port;                    ///< the input port driven ("in", "exc", "I", ...)
     std::int64_t neurons = 0;            ///< population size
     std::int64_t steps = 0;              ///< measured steps per current
     std::int64_t warmupSteps = 0;
     double dt = 0.0;                     ///< time step [s]
 };
 
-/// The f-I curve of `neuron` (a module with an "in" or "exc" input port and a "spikes" output):
+/// The f-I curve of `neuron` (a module with an input port (driven_port.hpp) and a "spikes" output):
 /// see the file comment. `neuron` is not changed. Throws Error with a message naming the bad
 /// option (count 0 or over kFiMaxCount, start > stop, a non-finite bound, steps 0, a negative
 /// warm-up, a run too large) or the module's missing port.
@@ -102,7 +103,12 @@ FiCurve fiCurve(const Module& neuron, const FiOptions& options);
 std::optional<double> steadyStateRheobase(const Module& neuron);
 
 /// A range that shows the curve's shape: [0, 4 x] around steadyStateRheobase x > 0, [2 x, -2 x]
-/// for x < 0 (a neuron that fires without input), [0, 1] without one; `count` 41.
+/// for x < 0 (a neuron that fires without input); `count` 41. A spiking model without a formula
+/// (the equation models, NIR's neurons) is probed instead: 115 copies of neuron 0 in one
+/// population run 0.5 s (at most 20000 steps) at 0 and at +-10^(e/4) for e = -40..16, and x is
+/// the smallest positive current that fires (or, when it fires at 0, minus the smallest magnitude
+/// that silences it).
+/// [0, 1] when neither gives an x.
 FiOptions suggestedFiOptions(const Module& neuron);
 
 /// Parses "START:STOP:COUNT" (the CLI's --current) into `options`; throws Error naming the part

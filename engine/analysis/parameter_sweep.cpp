@@ -3,6 +3,7 @@
 // Thread: whichever thread calls it; it touches only its own copies of the module.
 #include "engine/analysis/parameter_sweep.hpp"
 
+#include "engine/analysis/driven_port.hpp"
 #include "engine/analysis/range_text.hpp"
 
 #include "engine/analysis/spike_statistics.hpp"
@@ -459,13 +460,11 @@ SweepResult parameterSweep(const Module& neuron, const SweepOptions& options)
         refuse(type + " has no spikes output (a sweep needs a spiking neuron population such "
                "as LIF, LIFRefrac, CUBALIF or NIRLIF)");
     }
-    for (const PortSpec& p : neuron.inputPorts()) {
-        if (plan.inPort.empty() && p.size > 0 && (p.name == "in" || p.name == "exc")) {
-            plan.inPort = p.name;
-        }
-    }
-    if (plan.inPort.empty()) {
-        refuse(type + " has no \"in\" or \"exc\" input port to drive");
+    if (const std::optional<PortSpec> in = drivenInputPort(neuron)) {
+        plan.inPort = in->name;
+    } else {
+        refuse(type + " has no input port to drive (it declares no input: an equation model "
+               "needs a line such as 'I : amp (input)')");
     }
 
     std::vector<std::string> swept;

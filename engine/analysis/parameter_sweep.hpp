@@ -1,7 +1,7 @@
 // Parameter sweep: a measure of one spiking neuron population (rate, CV, spike count, peak of a
 // state) over a grid of one or two of its parameters, driven by a constant input as fiCurve
-// drives it (every channel of its current input port, "in" or CUBALIF's "exc", one value per
-// step).
+// drives it (every channel of the input port drivenInputPort() names: "in", CUBALIF's "exc", an
+// equation model's "I"; one value per step).
 //
 // parameterSweep() never changes the module it is given. A grid point's value is exactly what a
 // separate run of a copy of the module, with that point's parameter values set and the same
@@ -98,7 +98,7 @@ struct SweepResult {
     std::string measure;              ///< as given
     std::string unit;                 ///< "Hz", "" (cv, spikes) or the state's units (peak)
     std::string state;                ///< the state "peak" read ("" for other measures)
-    std::string port;                 ///< the input port driven ("in" or "exc")
+    std::string port;                 ///< the input port driven ("in", "exc", "I", ...)
     std::int64_t neurons = 0;         ///< the module's population size (per grid point)
     std::int64_t steps = 0;           ///< measured steps
     std::int64_t warmupSteps = 0;
@@ -114,7 +114,7 @@ const std::vector<std::string>& sweepMeasures();
 /// number or one per neuron, in registration order.
 std::vector<std::string> sweepableAttributes(const Module& neuron);
 
-/// The sweep of `neuron` (a module with an "in" or "exc" input port and a "spikes" output): see
+/// The sweep of `neuron` (a module with an input port (driven_port.hpp) and a "spikes" output): see
 /// the file comment. Throws Error, one line starting "parameter sweep: ", naming the bad option:
 /// no axis or more than two, the same attribute twice, an attribute the module lacks or that
 /// cannot vary (naming the sweepable ones), a count of 0 or a grid over kSweepMaxPoints (before

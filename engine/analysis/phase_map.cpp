@@ -2,6 +2,7 @@
 // stepped once (phase_map.hpp). Thread: whichever thread calls it; it touches only its own copies.
 #include "engine/analysis/phase_map.hpp"
 
+#include "engine/analysis/driven_port.hpp"
 #include "engine/analysis/wide_population.hpp"
 #include "engine/equations/model.hpp"
 #include "engine/io/module_factory.hpp"
@@ -17,17 +18,6 @@ namespace {
 /// Points one wide population evaluates at most (bounds the copy's memory).
 constexpr std::size_t kChunkPoints = std::size_t{1} << 16;
 
-/// Row `k` of `t` (leading axis n) as a tensor with leading axis 1.
-Tensor row(const Tensor& t, std::int64_t n, std::int64_t k)
-{
-    std::vector<std::int64_t> dims = t.shape().dims();
-    dims[0] = 1;
-    Tensor out{Shape(dims)};
-    const std::int64_t width = t.numel() / n;
-    std::copy(t.data() + k * width, t.data() + (k + 1) * width, out.data());
-    return out;
-}
-
 /// `t` (leading axis 1) repeated `count` times along its leading axis.
 Tensor repeated(const Tensor& t, std::int64_t count)
 {
@@ -38,20 +28,6 @@ Tensor repeated(const Tensor& t, std::int64_t count)
         std::copy(t.data(), t.data() + t.numel(), out.data() + b * t.numel());
     }
     return out;
-}
-
-std::string sizeSetting(const Module& m)
-{
-    const ModuleTypeInfo* info = findModuleType(m.className());
-    if (info == nullptr) {
-        return {};
-    }
-    for (const ConfigSetting& s : info->settings) {
-        if (s.size) {
-            return s.name;
-        }
-    }
-    return {};
 }
 
 /// Value of a threshold's or reset's right-hand side: a parameter or a constant.
@@ -140,10 +116,6 @@ PhaseMap::PhaseMap(const Module& m, const std::string& x, const std::string& y, 
 {
     const std::string type = m.className();
     const std::int64_t n = m.sizeOut();
-    const std::string setting = sizeSetting(m);
-    if (setting.empty()) {
-        throw Error("phase portrait: " + type + " cannot be built one neuron at a time");
-    }
     if (m.hasAttribute("noise_std")) {
         const Tensor& noise = m.tensor("noise_std");
         for (std::int64_t i = 0; i < noise.numel(); ++i) {
@@ -153,47 +125,23 @@ PhaseMap::PhaseMap(const Module& m, const std::string& x, const std::string& y, 
             }
         }
     }
-    m_single = createModule(type, configWithSetting(type, m.config(), setting, 1));
-    AttributeMap values;
+    m_single = oneNeuronCopy(m, k, "phase portrait");
     AttributeMap states;
     for (const AttributeView& v : m.attributes()) {
-        if (v.derived) {
-            continue;
-        }
         const auto* t = std::get_if<Tensor>(v.value);
-        const bool state = v.spec->kind == AttributeKind::State;
-        if (t == nullptr) {
-            if (!state) {
-                values.emplace(v.spec->name, *v.value);
-            }
+        if (v.derived || t == nullptr || v.spec->kind != AttributeKind::State ||
+            phaseBookkeeping(*v.spec)) {
             continue;
         }
-        const AttributeSpec& target = m_single->spec(v.spec->name);
-        const bool fits = std::find(target.shapes.begin(), target.shapes.end(),
-                                    t->shape()) != target.shapes.end();
-        Tensor value = *t;
-        if (t->shape().rank() >= 1 && t->shape()[0] == n && (n > 1 || !fits)) {
-            value = row(*t, n, k);
-        } else if (!fits) {
+        std::optional<Tensor> value = oneNeuronValue(*m_single, *v.spec, *t, n, k);
+        if (!value) {
             throw Error("phase portrait: " + type + "'s " + v.spec->name + " of shape " +
                         t->shape().toString() + " couples the neurons; a phase portrait "
                         "needs neurons that step independently");
         }
-        if (state) {
-            if (!phaseBookkeeping(*v.spec)) {
-                states.emplace(v.spec->name, std::move(value));
-            }
-        } else {
-            values.emplace(v.spec->name, std::move(value));
-        }
+        states.emplace(v.spec->name, std::move(*value));
     }
-    Status status = m_single->setAttributes({{"", values}});
-    if (!status.ok) {
-        throw Error("phase portrait: " + status.message);
-    }
-    m_single->resetState();
-    m_single->eval();
-    status = m_single->setAttributes({{"", states}});
+    const Status status = m_single->setAttributes({{"", states}});
     if (!status.ok) {
         throw Error("phase portrait: " + status.message);
     }
@@ -236,20 +184,11 @@ Tensor PhaseMap::stepInput(const Module& pop) const
 
 PortSpec PhaseMap::inputPort(const Module& m)
 {
-    const auto ports = m.inputPorts();
-    for (const char* name : {"in", "exc"}) {
-        for (const PortSpec& p : ports) {
-            if (p.name == name && p.size > 0) {
-                return p;
-            }
-        }
+    if (const std::optional<PortSpec> driven = drivenInputPort(m)) {
+        return *driven;
     }
-    for (const PortSpec& p : ports) {
-        if (!p.spiking && p.size > 0 && p.name != "unused") {
-            return p;
-        }
-    }
-    for (const PortSpec& p : ports) {
+    // A model without inputs still has a portrait: its placeholder port takes the (ignored) current.
+    for (const PortSpec& p : m.inputPorts()) {
         if (p.size > 0) {
             return p;
         }

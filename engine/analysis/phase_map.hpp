@@ -54,8 +54,8 @@ public:
     std::unique_ptr<Module> startedAt(double x0, double y0) const;
     /// The (1, 1, Nin) input of one step of `pop`: the current on its input port.
     Tensor stepInput(const Module& pop) const;
-    /// The input port driven: "in", else "exc", else the first current port, else the first;
-    /// throws Error when there is none.
+    /// The input port driven: drivenInputPort(), else (a model without inputs) its placeholder
+    /// port; throws Error when there is none.
     static PortSpec inputPort(const Module& m);
 
 private:

@@ -4,6 +4,7 @@
 #include "engine/analysis/wide_population.hpp"
 
 #include "engine/io/module_factory.hpp"
+#include "engine/tensor/error.hpp"
 
 #include <algorithm>
 #include <set>
@@ -123,6 +124,65 @@ std::unique_ptr<Module> widePopulation(const Module& neuron, std::int64_t blocks
     wide->resetState();
     wide->eval();
     return wide;
+}
+
+Tensor neuronRow(const Tensor& t, std::int64_t n, std::int64_t k)
+{
+    std::vector<std::int64_t> dims = t.shape().dims();
+    dims[0] = 1;
+    Tensor out{Shape(dims)};
+    const std::int64_t width = t.numel() / n;
+    std::copy(t.data() + k * width, t.data() + (k + 1) * width, out.data());
+    return out;
+}
+
+std::optional<Tensor> oneNeuronValue(const Module& single, const AttributeSpec& spec,
+                                     const Tensor& t, std::int64_t n, std::int64_t k)
+{
+    const bool fits = accepts(single.spec(spec.name), t.shape());
+    if (t.shape().rank() >= 1 && t.shape()[0] == n && (n > 1 || !fits)) {
+        return neuronRow(t, n, k);
+    }
+    if (fits) {
+        return t;
+    }
+    return std::nullopt;
+}
+
+std::unique_ptr<Module> oneNeuronCopy(const Module& m, std::int64_t k, const std::string& who)
+{
+    const std::string type = m.className();
+    const std::int64_t n = m.sizeOut();
+    const std::string setting = sizeSetting(m);
+    if (setting.empty()) {
+        throw Error(who + ": " + type + " cannot be built one neuron at a time");
+    }
+    auto single = createModule(type, configWithSetting(type, m.config(), setting, 1));
+    AttributeMap values;
+    for (const AttributeView& v : m.attributes()) {
+        if (v.derived || v.spec->kind == AttributeKind::State) {
+            continue;
+        }
+        const auto* t = std::get_if<Tensor>(v.value);
+        if (t == nullptr) {
+            values.emplace(v.spec->name, *v.value);
+            continue;
+        }
+        std::optional<Tensor> value = oneNeuronValue(*single, *v.spec, *t, n, k);
+        if (!value) {
+            throw Error(who + ": " + type + "'s " + v.spec->name + " of shape " +
+                        t->shape().toString() + " couples the neurons; the analysis needs "
+                        "neurons that step independently");
+        }
+        values.emplace(v.spec->name, std::move(*value));
+    }
+    const Status status = single->setAttributes({{"", values}});
+    if (!status.ok) {
+        throw Error(who + ": " + status.message);
+    }
+    single->resetState();
+    single->eval();
+    return single;
 }
 
 }  // namespace spike::engine

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,21 @@ bool canRunWide(const Module& neuron, const std::vector<std::string>& perNeuron)
 /// is refused. Throws Error when the type cannot be built at that size.
 std::unique_ptr<Module> widePopulation(const Module& neuron, std::int64_t blocks,
                                        const AttributeMap& overrides, Status& status);
+
+/// Row `k` of `t` (leading axis n) as a tensor with leading axis 1.
+Tensor neuronRow(const Tensor& t, std::int64_t n, std::int64_t k);
+
+/// What attribute `spec` of a population of `n` neurons holding `t` becomes in `single`, its
+/// one-neuron copy for neuron `k`: row k of a per-neuron value, `t` itself when `single` takes
+/// it as it is (one value for all), nullopt when it is neither (a value that couples neurons).
+std::optional<Tensor> oneNeuronValue(const Module& single, const AttributeSpec& spec,
+                                     const Tensor& t, std::int64_t n, std::int64_t k);
+
+/// A one-neuron copy of population `neuron` built as a model file builds a module of another
+/// size, with neuron k's parameters (oneNeuronValue) and every other setting as it is; States
+/// at rest, eval mode. Throws Error "<who>: ..." when the type has no size setting, a
+/// parameter couples the neurons, or the copy refuses a value. Any element-wise type, equation
+/// models included (unlike widePopulation, it never puts two neurons side by side).
+std::unique_ptr<Module> oneNeuronCopy(const Module& neuron, std::int64_t k, const std::string& who);
 
 }  // namespace spike::engine

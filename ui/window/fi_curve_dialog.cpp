@@ -222,6 +222,7 @@ void FiCurveDialog::showCurve(const engine::FiCurve& c)
         }
     }
     m_plot->yAxis->setRange(0.0, top * 1.08);
+    m_plot->xAxis->setLabel(tr("input on port '%1' per step").arg(QString::fromStdString(c.port)));
     m_plot->replot();
     const QString analytic = c.analyticKind.empty()
                                  ? tr("no analytic curve (%1)").arg(QString::fromStdString(c.analyticNote))
