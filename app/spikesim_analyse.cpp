@@ -133,7 +133,8 @@ int analyseFi(const FiCommandOptions& options, std::ostream& out)
     writeAtomically(options.outPath, csv);
     std::ostringstream summary;
     summary << "f-I curve of " << node->className() << " '" << name << "' (" << curve.neurons
-            << (curve.neurons == 1 ? " neuron" : " neurons") << ", port " << curve.port << ", "
+            << (curve.neurons == 1 ? " neuron" : " neurons") << ", port " << curve.port
+            << (curve.portUnits.empty() ? "" : " [" + curve.portUnits + "]") << ", "
             << curve.steps << " steps of " << curve.dt << " s";
     if (curve.warmupSteps > 0) {
         summary << " after " << curve.warmupSteps << " warm-up steps";

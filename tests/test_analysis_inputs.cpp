@@ -71,6 +71,12 @@ private slots:
         QCOMPARE(drivenInputPort(*createModule("COBALIF", configWithSize("COBALIF", 1)))->name,
                  std::string("ge"));
         QVERIFY(!drivenInputPort(*withoutInput()).has_value());
+        // The declared units, as the model text writes them; none for the built-in neurons.
+        const auto hh = createModule("HodgkinHuxley", configWithSize("HodgkinHuxley", 1));
+        QCOMPARE(inputPortUnits(*hh, "I"), std::string("amp/metre**2"));
+        const auto coba = createModule("COBALIF", configWithSize("COBALIF", 1));
+        QCOMPARE(inputPortUnits(*coba, "ge"), std::string());  // dimensionless
+        QCOMPARE(inputPortUnits(LIF(2, 2), "in"), std::string());
     }
 
     void aModelWithoutInputIsRefusedByName()
@@ -144,6 +150,7 @@ private slots:
         o.count = 31;  // 1e-5 V apart; refined to 1/256 of that
         const FiCurve c = fiCurve(*m, o);
         QCOMPARE(c.port, std::string("I"));
+        QCOMPARE(c.portUnits, std::string("volt"));
         QVERIFY(c.rheobase.has_value() && c.rheobaseRefined);
         QVERIFY2(*c.rheobase > isn && std::abs(*c.rheobase - hi) < 0.003 * hi,
                  qPrintable(QString("%1 against %2").arg(*c.rheobase, 0, 'g', 9).arg(hi, 0, 'g', 9)));

@@ -189,7 +189,7 @@ private slots:
         QVERIFY(dialog->curve()->rateHz.back() > 10.0);
         const QString summary = dialog->findChild<QLabel*>("fiSummary")->text();
         QVERIFY2(summary.contains("port 'I'") && summary.contains("5 neuron(s)"), qPrintable(summary));
-        QCOMPARE(dialog->plot()->xAxis->label(), QStringLiteral("input on port 'I' per step"));
+        QCOMPARE(dialog->plot()->xAxis->label(), QStringLiteral("input on port 'I' [volt] per step"));
         if (const QByteArray dir = qgetenv("SPIKE_SCREENSHOT_DIR"); !dir.isEmpty()) {
             dialog->grab().save(QString::fromLocal8Bit(dir) + "/fi_curve_izhikevich.png");
         }

@@ -159,7 +159,7 @@ private slots:
         const Outcome o = runSpikesim({"analyse", model, "fi", "--node", "izhikevich", "--steps", "2000",
                                        "--out", csv});
         QCOMPARE(o.exitCode, 0);
-        QVERIFY2(o.out.contains("port I,") && o.out.contains("41 currents from 0 to") &&
+        QVERIFY2(o.out.contains("port I [volt],") && o.out.contains("41 currents from 0 to") &&
                      o.out.contains("(suggested)"),
                  qPrintable(o.out + o.err));
         QFile file(csv);

@@ -1,5 +1,9 @@
 #include "engine/analysis/driven_port.hpp"
 
+#include "engine/equations/model.hpp"
+#include "engine/equations/units.hpp"
+#include "engine/neurons/equation_neuron.hpp"
+
 #include <vector>
 
 namespace spike::engine {
@@ -23,6 +27,24 @@ std::optional<PortSpec> drivenInputPort(const Module& module)
         }
     }
     return std::nullopt;
+}
+
+std::string inputPortUnits(const Module& module, const std::string& port)
+{
+    const auto* eq = dynamic_cast<const EquationNeuron*>(&module);
+    if (eq == nullptr) {
+        return {};
+    }
+    const equations::EquationModel& model = eq->model();
+    const equations::Declaration* declared = model.parameter(port);
+    if (declared == nullptr) {
+        declared = model.state(port);
+    }
+    if (declared == nullptr) {
+        return {};
+    }
+    const std::string name = equations::dimensionName(declared->dim);
+    return name == "1" ? std::string() : name;
 }
 
 }  // namespace spike::engine

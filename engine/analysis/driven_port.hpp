@@ -9,10 +9,16 @@
 #include "engine/core/module.hpp"
 
 #include <optional>
+#include <string>
 
 namespace spike::engine {
 
 /// The port `module`'s analyses drive (see the file comment); nullopt when it has none.
 std::optional<PortSpec> drivenInputPort(const Module& module);
+
+/// The units an equation model declares for its input `port` as its text writes them ("volt",
+/// "amp/metre**2"); "" for a dimensionless input and for every other module (their inputs carry
+/// the model's own units per step).
+std::string inputPortUnits(const Module& module, const std::string& port);
 
 }  // namespace spike::engine

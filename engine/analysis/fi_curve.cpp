@@ -339,6 +339,7 @@ FiCurve fiCurve(const Module& neuron, const FiOptions& options)
 
     FiCurve curve;
     curve.port = in->name;
+    curve.portUnits = inputPortUnits(neuron, in->name);
     curve.neurons = neuron.sizeOut();
     curve.dt = neuron.timeStep();
     if (!(curve.dt > 0.0) || !std::isfinite(curve.dt)) {

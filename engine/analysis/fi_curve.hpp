@@ -84,6 +84,7 @@ struct FiCurve {
     std::optional<double> rheobase;      ///< nullopt when no current of the range spikes
     bool rheobaseRefined = false;        ///< bisected below the grid (else a grid point)
     std::string port;                    ///< the input port driven ("in", "exc", "I", ...)
+    std::string portUnits;               ///< its declared units (inputPortUnits: "volt"), or ""
     std::int64_t neurons = 0;            ///< population size
     std::int64_t steps = 0;              ///< measured steps per current
     std::int64_t warmupSteps = 0;

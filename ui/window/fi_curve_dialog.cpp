@@ -222,7 +222,10 @@ void FiCurveDialog::showCurve(const engine::FiCurve& c)
         }
     }
     m_plot->yAxis->setRange(0.0, top * 1.08);
-    m_plot->xAxis->setLabel(tr("input on port '%1' per step").arg(QString::fromStdString(c.port)));
+    m_plot->xAxis->setLabel(c.portUnits.empty()
+                                ? tr("input on port '%1' per step").arg(QString::fromStdString(c.port))
+                                : tr("input on port '%1' [%2] per step")
+                                      .arg(QString::fromStdString(c.port), QString::fromStdString(c.portUnits)));
     m_plot->replot();
     const QString analytic = c.analyticKind.empty()
                                  ? tr("no analytic curve (%1)").arg(QString::fromStdString(c.analyticNote))
