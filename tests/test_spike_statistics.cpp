@@ -2,10 +2,12 @@
 // (mean dt / p, CV sqrt(1 - p)) and Bernoulli window counts (Fano factor 1 - p) within their
 // sampling error; a regular train gives CV 0 and Fano 0 with the exact interval; n spikes in one
 // step count as n - 1 intervals of dt / n; the histograms hold every interval and every neuron;
-// bad input is refused with a message naming it.
+// bad input is refused with a message naming it; a SpikeWindow's events give exactly the numbers
+// of its dense rows.
 #include "engine/analysis/spike_statistics.hpp"
 #include "engine/sources/sources.hpp"
 #include "engine/tensor/error.hpp"
+#include "spike_statistics_compare.hpp"
 
 #include <QtTest/QtTest>
 
@@ -108,6 +110,39 @@ private slots:
         QCOMPARE(s.spikes, 4.0);
         QCOMPARE(s.intervals, std::int64_t{3});  // two of dt / 3, then from 1 + 2/3 to 4 steps
         QVERIFY(std::abs(s.isiMean - (1e-3 / 3.0 + 1e-3 / 3.0 + 7e-3 / 3.0) / 3.0) < 1e-15);
+    }
+
+    void aWindowsEventsGiveTheDenseNumbers()
+    {
+        // A window of the run (events, starting at step 300 after trimming) against the dense
+        // rows toDense() makes of it: every number equal, multi-spike steps included.
+        SpikeWindow window(7);
+        window.restart(250);
+        std::vector<SpikeEvent> events;
+        std::uint32_t state = 12345;
+        for (std::int64_t t = 250; t < 2250; ++t) {
+            for (std::int32_t i = 0; i < 7; ++i) {
+                state = state * 1664525U + 1013904223U;
+                if ((state >> 24) < 8U * static_cast<std::uint32_t>(i + 1)) {
+                    events.push_back({t, i, (state & 0xFFU) < 20U ? 3 : 1});
+                }
+            }
+        }
+        window.append(events, 2250);
+        window.trimBefore(300);
+        const double dt = 5e-4;
+        const TimeSeries dense = window.toDense(dt);
+        SpikeStatisticsOptions o;
+        o.bins = 17;
+        const SpikeStatistics a = spikeStatistics(dense.data.data(), window.steps(), 7, dt, o);
+        const SpikeStatistics b = spikeStatistics(window, dt, o);
+        QVERIFY(a.spikes > 500.0);
+        QCOMPARE(b.steps, std::int64_t{1950});
+        spike::tests::compareSpikeStatistics(b, a);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        expectError([] { spikeStatistics(SpikeWindow(3), 1e-3); }, "at least one step");
     }
 
     void badInputIsNamed()

@@ -196,7 +196,8 @@ Q_SIGNALS:
     /// port context menu ▸ Plot).
     void plotRequested(spike::ui::NodeId id, const QString& signal);
     /// The user asked for an analysis of module `id`: "fi" (node context menu ▸ Analyse ▸
-    /// f-I curve…), "sweep" (▸ Parameter sweep…) or "phase" (▸ Phase portrait…), offered for
+    /// f-I curve…), "sweep" (▸ Parameter sweep…), "phase" (▸ Phase portrait…) or "isi" (▸ Spike
+    /// statistics…), offered for
     /// modules with a "spikes" output port; "histogram" (▸ Weights and activations…) for the
     /// others that hold weights (a "weights"-family Parameter: layers and composites).
     void analyseRequested(spike::ui::NodeId id, const QString& analysis);

@@ -78,6 +78,9 @@ void GraphCanvas::fillContextMenu(QMenu& menu, QPoint viewPos)
             analyse->addAction(tr("Phase portrait…"), this, [this, id] {
                 Q_EMIT analyseRequested(id, QStringLiteral("phase"));
             });
+            analyse->addAction(tr("Spike statistics…"), this, [this, id] {
+                Q_EMIT analyseRequested(id, QStringLiteral("isi"));
+            });
             menu.addSeparator();
         }
         if (editable) {

@@ -1,6 +1,8 @@
 // What the analysis dialogs share; see analysis_parts.hpp.
 #include "ui/window/analysis_parts.hpp"
 
+#include "engine/analysis/spike_statistics.hpp"
+
 #include <QDialog>
 #include <QLabel>
 #include <QHBoxLayout>
@@ -11,10 +13,47 @@
 #include <QThread>
 #include <QTimer>
 
+#include <qcustomplot.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace spike::ui {
+
+QCustomPlot* histogramPlot(QWidget* parent, const QString& name, const QString& xLabel)
+{
+    auto* plot = new QCustomPlot(parent);
+    plot->setObjectName(name);
+    plot->setMinimumSize(380, 170);
+    plot->xAxis->setLabel(xLabel);
+    plot->yAxis->setLabel(QObject::tr("count"));
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    return plot;
+}
+
+void drawHistogram(QCustomPlot& plot, const engine::Histogram& h, const QColor& colour, double scale)
+{
+    QCPGraph* graph = plot.graphCount() > 0 ? plot.graph(0) : plot.addGraph();
+    graph->setName(QStringLiteral("count"));
+    graph->setLineStyle(QCPGraph::lsStepCenter);
+    graph->setPen(QPen(colour.darker(130), 1.2));
+    graph->setBrush(QColor(colour.red(), colour.green(), colour.blue(), 110));
+    QVector<double> keys;
+    QVector<double> counts;
+    double top = 1.0;
+    for (std::size_t k = 0; k < h.counts.size(); ++k) {
+        keys << 0.5 * (h.edges[k] + h.edges[k + 1]) * scale;
+        counts << h.counts[k];
+        top = std::max(top, h.counts[k]);
+    }
+    graph->setData(keys, counts, true);
+    if (!h.counts.empty()) {
+        const double half = 0.5 * (h.edges[1] - h.edges[0]) * scale;
+        plot.xAxis->setRange(h.edges.front() * scale - half, h.edges.back() * scale + half);
+        plot.yAxis->setRange(0.0, top * 1.08);
+    }
+    plot.replot();
+}
 
 QLineEdit* analysisField(QWidget* parent, const QString& objectName, const QString& text, const QString& tip)
 {

@@ -1,4 +1,5 @@
-// What the analysis dialogs (FiCurveDialog, SweepDialog, PhaseDialog) share: the number fields
+// What the analysis dialogs (FiCurveDialog, SweepDialog, PhaseDialog, the histograms of
+// LayerHistogramDialog and SpikeStatisticsDialog) share: the histogram plots, the number fields
 // and their parsing with a message naming the field, the red message and summary labels, a size
 // that fits the screen, and AnalysisRunner, which runs one computation at a time on a QThread of
 // its own and drives the Compute / Cancel buttons and the progress bar.
@@ -31,6 +32,8 @@
 #include <memory>
 #include <optional>
 
+class QColor;
+class QCustomPlot;
 class QDialog;
 class QHBoxLayout;
 class QLabel;
@@ -41,7 +44,17 @@ class QThread;
 class QTimer;
 
 
+namespace spike::engine {
+struct Histogram;
+}
+
 namespace spike::ui {
+
+/// A histogram's plot named `name`: x labelled `xLabel`, y "count", drag and zoom.
+QCustomPlot* histogramPlot(QWidget* parent, const QString& name, const QString& xLabel);
+/// Draws `h` into `plot` as filled steps over the bin centres (bin edges times `scale`: 1e3 shows
+/// seconds in ms), its graph named "count" so that a CSV export writes one row per bin.
+void drawHistogram(QCustomPlot& plot, const engine::Histogram& h, const QColor& colour, double scale = 1.0);
 
 /// A line edit named `objectName` holding `text`, with tool tip `tip`.
 QLineEdit* analysisField(QWidget* parent, const QString& objectName, const QString& text, const QString& tip);

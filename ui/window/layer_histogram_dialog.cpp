@@ -38,42 +38,6 @@ QString g4(double v)
     return QString::number(v, 'g', 4);
 }
 
-/// Draws `h` into `plot` as filled steps named "count"; empty: clears it.
-void drawHistogram(QCustomPlot& plot, const engine::Histogram& h, const QColor& colour)
-{
-    QCPGraph* graph = plot.graphCount() > 0 ? plot.graph(0) : plot.addGraph();
-    graph->setName(QStringLiteral("count"));
-    graph->setLineStyle(QCPGraph::lsStepCenter);
-    graph->setPen(QPen(colour.darker(130), 1.2));
-    graph->setBrush(QColor(colour.red(), colour.green(), colour.blue(), 110));
-    QVector<double> keys;
-    QVector<double> counts;
-    double top = 1.0;
-    for (std::size_t k = 0; k < h.counts.size(); ++k) {
-        keys << 0.5 * (h.edges[k] + h.edges[k + 1]);
-        counts << h.counts[k];
-        top = std::max(top, h.counts[k]);
-    }
-    graph->setData(keys, counts, true);
-    if (!h.counts.empty()) {
-        const double half = 0.5 * (h.edges[1] - h.edges[0]);
-        plot.xAxis->setRange(h.edges.front() - half, h.edges.back() + half);
-        plot.yAxis->setRange(0.0, top * 1.08);
-    }
-    plot.replot();
-}
-
-QCustomPlot* histogramPlot(QWidget* parent, const QString& name, const QString& xLabel)
-{
-    auto* plot = new QCustomPlot(parent);
-    plot->setObjectName(name);
-    plot->setMinimumSize(380, 170);
-    plot->xAxis->setLabel(xLabel);
-    plot->yAxis->setLabel(QObject::tr("count"));
-    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    return plot;
-}
-
 }  // namespace
 
 LayerHistogramDialog::LayerHistogramDialog(GraphDocument& doc, NodeId id, QWidget* parent)

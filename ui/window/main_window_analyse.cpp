@@ -4,8 +4,8 @@
 // layer: Weights and activations (LayerHistogramDialog), for a selected node with weights and no
 // spikes; below them "CPU vs GPU divergence…" analyses the whole model (BackendDivergenceDialog).
 // Each opens a non-modal dialog of its own (FiCurveDialog, SweepDialog, PhaseDialog,
-// LayerHistogramDialog, BackendDivergenceDialog) that deletes itself when closed. The phase
-// portrait's live trajectory follows the run session's run; the activation statistics
+// SpikeStatisticsDialog, LayerHistogramDialog, BackendDivergenceDialog) that deletes itself when
+// closed. The phase portrait's live trajectory and the spike statistics follow the run session's run; the activation statistics
 // (refreshActivations()) feed the canvas's composite view and the histogram dialogs from the
 // run's ActivationMonitor.
 // Thread: GUI thread. See main_window.hpp.
@@ -17,6 +17,7 @@
 #include "ui/window/fi_curve_dialog.hpp"
 #include "ui/window/layer_histogram_dialog.hpp"
 #include "ui/window/phase_dialog.hpp"
+#include "ui/window/spike_statistics_dialog.hpp"
 #include "ui/window/sweep_dialog.hpp"
 
 #include <QAction>
@@ -35,6 +36,13 @@ void MainWindow::openAnalysis(NodeId id, const QString& analysis)
         m_histograms.append(histogram);
         dialog = histogram;
         QTimer::singleShot(0, this, &MainWindow::refreshActivations);
+    } else if (analysis == QLatin1String("isi")) {
+        auto* statistics = new SpikeStatisticsDialog(*m_doc, id, this);
+        connect(m_session, &RunSession::updated, statistics, &SpikeStatisticsDialog::refreshLive);
+        connect(m_session, &RunSession::started, statistics, &SpikeStatisticsDialog::refreshLive);
+        connect(m_session, &RunSession::rebuilt, statistics, &SpikeStatisticsDialog::refreshLive);
+        statistics->setLiveSource([this] { return run(); });
+        dialog = statistics;
     } else if (analysis == QLatin1String("sweep")) {
         dialog = new SweepDialog(*m_doc, id, this);
     } else if (analysis == QLatin1String("phase")) {
@@ -71,7 +79,8 @@ void MainWindow::buildAnalyseMenu(QMenu* view)
     };
     const std::vector<std::pair<QString, QString>> entries{{QStringLiteral("fi"), tr("f-I curve")},
                                                            {QStringLiteral("sweep"), tr("Parameter sweep")},
-                                                           {QStringLiteral("phase"), tr("Phase portrait")}};
+                                                           {QStringLiteral("phase"), tr("Phase portrait")},
+                                                           {QStringLiteral("isi"), tr("Spike statistics")}};
     std::vector<std::pair<QAction*, QString>> actions;
     for (const auto& [kind, text] : entries) {
         QAction* a = analyse->addAction(text);
