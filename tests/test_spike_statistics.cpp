@@ -134,10 +134,13 @@ private slots:
         const TimeSeries dense = window.toDense(dt);
         SpikeStatisticsOptions o;
         o.bins = 17;
+        o.rateBins = 5;
         const SpikeStatistics a = spikeStatistics(dense.data.data(), window.steps(), 7, dt, o);
         const SpikeStatistics b = spikeStatistics(window, dt, o);
         QVERIFY(a.spikes > 500.0);
         QCOMPARE(b.steps, std::int64_t{1950});
+        QCOMPARE(b.isiHistogram.counts.size(), std::size_t{17});
+        QCOMPARE(b.rateHistogram.counts.size(), std::size_t{5});
         spike::tests::compareSpikeStatistics(b, a);
         if (QTest::currentTestFailed()) {
             return;
@@ -154,6 +157,9 @@ private slots:
         SpikeStatisticsOptions bins;
         bins.bins = 0;
         expectError([&] { spikeStatistics(rows.data(), 2, 2, 1e-3, bins); }, "bins must be 1 to 100000");
+        bins.bins = 10;
+        bins.rateBins = -1;
+        expectError([&] { spikeStatistics(rows.data(), 2, 2, 1e-3, bins); }, "rate bins must be 1 to 100000");
         expectError([&] { spikeStatistics(rows.data(), 2, 2, 1e-3); }, "step 1, neuron 0 has -1");
         const std::vector<float> nan{0.0F, NAN};
         expectError([&] { spikeStatistics(nan.data(), 1, 2, 1e-3); }, "step 0, neuron 1 has nan");

@@ -103,7 +103,8 @@ private slots:
         const auto infos = headless.record({{"lif", "spikes", {}}});
         const spike::engine::HeadlessRunResult r = headless.run(nullptr, steps);
         spike::engine::SpikeStatisticsOptions statisticsOptions;
-        statisticsOptions.bins = 40;
+        statisticsOptions.bins = SpikeStatisticsDialog::kIsiBins;
+        statisticsOptions.rateBins = SpikeStatisticsDialog::kRateBins;
         const spike::engine::SpikeStatistics expected = spike::engine::spikeStatistics(
             r.recordings[0].data(), steps, infos[0].width, root->timeStep(), statisticsOptions);
         const spike::engine::SpikeStatistics& got = *dialog->statistics();
@@ -120,13 +121,13 @@ private slots:
         QVERIFY2(got.meanCv < 0.1, qPrintable(QString::number(got.meanCv)));
         // The bars are the histograms (the intervals' centres in ms).
         const auto isi = dialog->isiPlot()->graph(0)->data();
-        QCOMPARE(isi->size(), 40);
-        for (int k = 0; k < 40; ++k) {
+        QCOMPARE(isi->size(), static_cast<int>(SpikeStatisticsDialog::kIsiBins));
+        for (int k = 0; k < isi->size(); ++k) {
             const auto uk = static_cast<std::size_t>(k);
             QCOMPARE(isi->at(k)->value, got.isiHistogram.counts[uk]);
             QCOMPARE(isi->at(k)->key, 0.5 * (got.isiHistogram.edges[uk] + got.isiHistogram.edges[uk + 1]) * 1e3);
         }
-        QCOMPARE(dialog->ratePlot()->graph(0)->data()->size(), 40);
+        QCOMPARE(dialog->ratePlot()->graph(0)->data()->size(), static_cast<int>(SpikeStatisticsDialog::kRateBins));
         const QString summary = dialog->summary()->text();
         QVERIFY2(summary.contains("6 neuron(s)") && summary.contains(QLocale().toString(static_cast<qlonglong>(got.spikes)) + " spikes"),
                  qPrintable(summary));

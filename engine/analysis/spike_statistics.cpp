@@ -57,7 +57,7 @@ Histogram histogramOf(const std::vector<double>& values, std::int64_t bins)
 class Accumulator {
 public:
     Accumulator(std::int64_t steps, std::int64_t neurons, double dt, const SpikeStatisticsOptions& options)
-        : m_bins(options.bins)
+        : m_bins(options.bins), m_rateBins(options.rateBins > 0 ? options.rateBins : options.bins)
     {
         if (steps < 1 || neurons < 1) {
             throw Error("spike statistics: need at least one step and one neuron, got " +
@@ -68,6 +68,10 @@ public:
         }
         if (options.bins < 1 || options.bins > 100000) {
             throw Error("spike statistics: bins must be 1 to 100000, got " + std::to_string(options.bins));
+        }
+        if (options.rateBins < 0 || options.rateBins > 100000) {
+            throw Error("spike statistics: rate bins must be 1 to 100000 (0: as many as bins), got " +
+                        std::to_string(options.rateBins));
         }
         if (options.window < 0) {
             throw Error("spike statistics: the Fano window must not be negative, got " +
@@ -144,13 +148,14 @@ public:
             m_s.isiCv = std::sqrt(variance) / m_s.isiMean;
         }
         m_s.isiHistogram = histogramOf(m_pooled, m_bins);
-        m_s.rateHistogram = histogramOf(m_s.rateHz, m_bins);
+        m_s.rateHistogram = histogramOf(m_s.rateHz, m_rateBins);
         return std::move(m_s);
     }
 
 private:
     SpikeStatistics m_s;
     std::int64_t m_bins = 0;
+    std::int64_t m_rateBins = 0;
     std::int64_t m_windows = 0;
     double m_duration = 0.0;
     std::vector<double> m_pooled;

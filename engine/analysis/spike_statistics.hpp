@@ -28,6 +28,7 @@ namespace spike::engine {
 /// What spikeStatistics() computes besides the defaults.
 struct SpikeStatisticsOptions {
     std::int64_t bins = 50;     ///< histogram bins (ISI and rate), 1 .. 100000
+    std::int64_t rateBins = 0;  ///< the rate histogram's bins instead, 1 .. 100000; 0: `bins`
     std::int64_t window = 0;    ///< Fano factor window [steps]; 0: round(0.1 s / dt), at least 1
 };
 
@@ -58,7 +59,7 @@ struct SpikeStatistics {
 };
 
 /// Statistics of `rows` (steps × neurons spike counts, row-major). Throws Error for steps or
-/// neurons < 1, dt <= 0 or not finite, bins outside 1 .. 100000, a negative window, or a
+/// neurons < 1, dt <= 0 or not finite, bins (or rate bins) outside 1 .. 100000, a negative window, or a
 /// negative or non-finite count (naming the step and neuron).
 SpikeStatistics spikeStatistics(const float* rows, std::int64_t steps, std::int64_t neurons,
                                 double dt, const SpikeStatisticsOptions& options = {});

@@ -22,7 +22,7 @@ namespace spike::ui {
 
 namespace {
 
-constexpr std::int64_t kStatisticsBins = 40;
+constexpr double kShownIntervals = 0.995;  ///< of the pooled intervals, on the ISI axis at first
 
 QString sig4(double v)
 {
@@ -163,7 +163,8 @@ void SpikeStatisticsDialog::recompute()
         return;
     }
     engine::SpikeStatisticsOptions options;
-    options.bins = kStatisticsBins;
+    options.bins = kIsiBins;
+    options.rateBins = kRateBins;
     try {
         m_stats = engine::spikeStatistics(m_kept, m_dt, options);
     } catch (const engine::Error& e) {
@@ -173,6 +174,17 @@ void SpikeStatisticsDialog::recompute()
     showAnalysisMessage(m_message, QString());
     const engine::SpikeStatistics& s = *m_stats;
     drawHistogram(*m_isiPlot, s.isiHistogram, QColor(0x1f, 0x6f, 0xc5), 1e3);
+    // The axis ends where 99.5 % of the intervals lie: the few long pauses of a rarely firing
+    // neuron would otherwise squeeze all the others into the first bar (drag or zoom to see them).
+    double below = 0.0;
+    for (std::size_t k = 0; k < s.isiHistogram.counts.size(); ++k) {
+        below += s.isiHistogram.counts[k];
+        if (below >= kShownIntervals * static_cast<double>(s.intervals) && k + 1 < s.isiHistogram.counts.size()) {
+            m_isiPlot->xAxis->setRange(0.0, s.isiHistogram.edges[k + 1] * 1e3);
+            m_isiPlot->replot();
+            break;
+        }
+    }
     drawHistogram(*m_ratePlot, s.rateHistogram, QColor(0x2e, 0x8b, 0x57));
     const double fromMs = static_cast<double>(m_kept.firstStep()) * m_dt * 1e3;
     const double toMs = static_cast<double>(m_kept.endStep()) * m_dt * 1e3;

@@ -1,6 +1,6 @@
 // SpikeStatisticsDialog: how often and how regularly one spiking population fires while the model
 // runs (node context menu or View ▸ Analyse ▸ Spike statistics…). Top: the histogram of the pooled
-// inter-spike intervals [ms]; below: the histogram of the neurons' rates [Hz]; under them one line
+// inter-spike intervals [ms] (its axis at first up to where 99.5 % of them lie); below: the histogram of the neurons' rates [Hz]; under them one line
 // with the spikes, the mean rate, the mean ISI and its CV, the mean per-neuron CV and the mean Fano
 // factor (engine::spikeStatistics of the spike events, engine/analysis/spike_statistics.hpp).
 //
@@ -44,6 +44,10 @@ class SpikeStatisticsDialog : public QDialog {
 public:
     /// Spike events the dialog keeps at most (about 32 MB with the statistics' intervals).
     static constexpr std::int64_t kKeepEvents = 2000000;
+    /// The histograms' bins: fine for the intervals (whose axis shows 99.5 % of them), coarse
+    /// for the neurons' rates.
+    static constexpr std::int64_t kIsiBins = 400;
+    static constexpr std::int64_t kRateBins = 40;
     /// Fewest milliseconds between two recomputations while the run goes on.
     static constexpr int kRecomputeMs = 500;
 
