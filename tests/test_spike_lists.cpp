@@ -371,6 +371,54 @@ private slots:
         }
     }
 
+    void deliveryAddressesEveryTargetOnBothSidesOf65536()
+    {
+        // Up to 65536 targets the CPU walks a 16-bit copy of the targets, from 65537 on the 32-bit
+        // CSR: both deliveries (scan, lists, split over two threads) equal a plain loop over
+        // targets(), and the last targets (65535 and 65536) are among those reached.
+        const std::int64_t nSrc = 70;
+        const std::vector<float> pre = presynapticRows(2, nSrc, nSrc, 31);
+        const Lists lists = listRows(pre, 2, nSrc, nSrc);
+        ThreadPool pool(2);
+        for (const std::int64_t nDst : {std::int64_t{65536}, std::int64_t{65537}}) {
+            const auto make = [&] {
+                return std::make_unique<SparseProjection>(
+                    nSrc, nDst, AttributeMap{{"rule", std::string("probability")}, {"p", scalar(0.08F)},
+                                             {"weight", scalar(0.37F)}, {"seed", scalar(5.0F)}});
+            };
+            auto scan = make();
+            auto listed = make();
+            auto split = make();
+            std::vector<float> expected(static_cast<std::size_t>(2 * nDst), 0.0F);
+            for (std::int64_t t = 0; t < 2; ++t) {
+                for (std::int64_t i = 0; i < nSrc; ++i) {
+                    const float x = pre[static_cast<std::size_t>(t * nSrc + i)];
+                    for (std::int64_t s = scan->rowStart()[static_cast<std::size_t>(i)];
+                         x != 0.0F && s < scan->rowStart()[static_cast<std::size_t>(i + 1)]; ++s) {
+                        expected[static_cast<std::size_t>(t * nDst + scan->targets()[static_cast<std::size_t>(s)])] +=
+                            x * 0.37F;
+                    }
+                }
+            }
+            QVERIFY(expected[static_cast<std::size_t>(nDst - 1)] != 0.0F ||
+                    expected[static_cast<std::size_t>(2 * nDst - 1)] != 0.0F);
+            std::vector<float> postScan(expected.size(), 0.0F);
+            std::vector<float> postListed = postScan;
+            std::vector<float> postSplit = postScan;
+            scan->deliver(pre.data(), nSrc, 2, postScan.data(), nDst);
+            listed->deliverListed(pre.data(), nSrc, lists.view(), 2, postListed.data(), nDst);
+            split->deliverListedOn(pool, 1, pre.data(), nSrc, lists.view(), 2, postSplit.data(), nDst);
+            const std::string what = std::to_string(nDst) + " targets";
+            QVERIFY2(sameBits(postScan, expected), what.c_str());
+            QVERIFY2(sameBits(postListed, expected), what.c_str());
+            QVERIFY2(sameBits(postSplit, expected), what.c_str());
+            QVERIFY(listed->clearListed(lists.view(), 2, postListed.data(), nDst));
+            QVERIFY(split->clearListedOn(pool, 1, lists.view(), 2, postSplit.data(), nDst));
+            QVERIFY2(sameBits(postListed, std::vector<float>(expected.size(), 0.0F)), what.c_str());
+            QVERIFY2(sameBits(postSplit, std::vector<float>(expected.size(), 0.0F)), what.c_str());
+        }
+    }
+
     void clearListedUndoesExactlyItsDeliveries()
     {
         const std::int64_t nSrc = 150;

@@ -365,6 +365,7 @@ void SparseProjection::attributesChanged()
         m_built = false;
         m_rowStart = {};
         m_targets = {};
+        m_targets16 = {};
         m_weightsDrawn = false;
         m_synapseWeights = {};
     }
@@ -412,6 +413,10 @@ void SparseProjection::ensureSynapses() const
                        m_targets);
     }
     m_fanOut = nSrc > 0 ? static_cast<std::int64_t>(m_targets.size()) / nSrc : 0;
+    m_targets16.clear();
+    if (nDst <= std::int64_t{1} << 16) {
+        m_targets16.assign(m_targets.begin(), m_targets.end());
+    }
     m_built = true;
     m_weightsDrawn = false;
     m_sliceParts = 0;

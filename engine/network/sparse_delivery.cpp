@@ -31,8 +31,8 @@ bool anyNonZero(const float* __restrict x, std::int64_t n)
 /// Adds one active presynaptic value x through synapses [begin, end) of the CSR:
 /// y[targets[s]] += x * weights[s], or x * w for every synapse when weights is null (the product
 /// formed once, as before per-synapse weights existed, so those sums keep every bit).
-inline void scatterSynapses(std::int64_t begin, std::int64_t end,
-                            const std::int32_t* __restrict targets,
+template <typename Index>
+inline void scatterSynapses(std::int64_t begin, std::int64_t end, const Index* __restrict targets,
                             const float* __restrict weights, float w, float x, float* y)
 {
     if (weights == nullptr) {
@@ -64,9 +64,9 @@ constexpr std::size_t kPrefetchFrom = std::size_t{1} << 18;
 /// where bounds(i) points at its synapses' [begin, end) (a CSR row, or a part's slice of it),
 /// with kAhead prefetching what later channels read (targets, weights and x may be null: not
 /// read).
-template <bool kAhead, typename Bounds, typename Visit>
+template <bool kAhead, typename Index, typename Bounds, typename Visit>
 inline void walkListedAs(const std::int32_t* list, std::int32_t count, Bounds&& bounds,
-                         const std::int32_t* targets, const float* weights, const float* x, Visit&& visit)
+                         const Index* targets, const float* weights, const float* x, Visit&& visit)
 {
     for (std::int32_t k = 0; k < count; ++k) {
         if constexpr (!kAhead) {
@@ -81,10 +81,11 @@ inline void walkListedAs(const std::int32_t* list, std::int32_t count, Bounds&& 
             }
         }
         if (k + kNear < count) {
-            // Its first (up to) 8 cache lines of 16 entries: the hardware streams the rest.
+            // Its first (up to) 8 cache lines of targets: the hardware streams the rest.
+            constexpr std::int64_t kLine = 64 / sizeof(Index);
             const std::int64_t* near = bounds(list[k + kNear]);
-            const std::int64_t stop = std::min(near[1], near[0] + 8 * 16);
-            for (std::int64_t s = near[0]; s < stop; s += 16) {
+            const std::int64_t stop = std::min(near[1], near[0] + 8 * kLine);
+            for (std::int64_t s = near[0]; s < stop; s += kLine) {
                 __builtin_prefetch(targets + s);
                 if (weights != nullptr) {
                     __builtin_prefetch(weights + s);
@@ -110,15 +111,17 @@ inline void walkListed(std::size_t synapses, Args&&... args)
 /// Part p's share of one row's listed channels: each channel's synapses onto part p's targets,
 /// [bounds[i * (parts + 1) + p], ... + 1) (the slices cut by listedParts()), scattered as
 /// scatterSynapses() does, or zeroed when x is null.
+template <typename Index>
 void listedPartRow(const std::int64_t* bounds, int parts, int p, const std::int32_t* list,
-                   std::int32_t count, std::size_t synapses, const std::int32_t* __restrict targets,
+                   std::int32_t count, std::size_t synapses, const Index* __restrict targets,
                    const float* __restrict weights, float w, const float* x, float* y)
 {
     const auto slice = [&](std::int32_t i) {
         return bounds + static_cast<std::int64_t>(i) * (parts + 1) + p;
     };
     if (x == nullptr) {
-        walkListed(synapses, list, count, slice, targets, nullptr, nullptr,
+        walkListed(synapses, list, count, slice, targets, static_cast<const float*>(nullptr),
+                   static_cast<const float*>(nullptr),
                    [&](std::int32_t, std::int64_t b, std::int64_t e) {
                        for (std::int64_t s = b; s < e; ++s) {
                            y[targets[s]] = 0.0F;
@@ -130,6 +133,20 @@ void listedPartRow(const std::int64_t* bounds, int parts, int p, const std::int3
                [&](std::int32_t i, std::int64_t b, std::int64_t e) {
                    scatterSynapses(b, e, targets, weights, w, x[i], y);
                });
+}
+
+/// Calls f(targets) with the CSR's targets as the 16-bit copy when the projection keeps one
+/// (fewer than 65537 targets: half the bytes read per synapse, bench/README.md), else as the
+/// 32-bit ones; the same synapses in the same order either way.
+template <typename F>
+inline void withTargets(const std::vector<std::uint16_t>& narrow, const std::vector<std::int32_t>& wide,
+                        F&& f)
+{
+    if (!narrow.empty()) {
+        f(narrow.data());
+    } else {
+        f(wide.data());
+    }
 }
 
 }  // namespace
@@ -170,33 +187,34 @@ void SparseProjection::deliver(const float* pre, std::int64_t preStride, std::in
     const std::int64_t nSrc = sizeSource();
     const float w = weight();
     const std::int64_t* rows = rowStart().data();
-    const std::int32_t* targets = this->targets().data();
-    // One pass over the presynaptic row; only non-zero channels touch their synapses, in
-    // ascending channel order. Spikes are sparse, so the row is tested a block at a time (a
-    // vectorised any-non-zero) and only blocks holding activity are walked channel by channel.
-    const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
-    const auto scatterChannel = [&](std::int64_t i, float xi, float* y) {
-        scatterSynapses(rows[i], rows[i + 1], targets, weights, w, xi, y);
-    };
-    deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
-        const float* x = pre + t * preStride;
-        constexpr std::int64_t kBlock = 64;
-        std::int64_t i0 = 0;
-        for (; i0 + kBlock <= nSrc; i0 += kBlock) {
-            if (!anyNonZero(x + i0, kBlock)) {
-                continue;
+    withTargets(m_targets16, m_targets, [&](const auto* targets) {
+        // One pass over the presynaptic row; only non-zero channels touch their synapses, in
+        // ascending channel order. Spikes are sparse, so the row is tested a block at a time (a
+        // vectorised any-non-zero) and only blocks holding activity are walked channel by channel.
+        const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
+        const auto scatterChannel = [&](std::int64_t i, float xi, float* y) {
+            scatterSynapses(rows[i], rows[i + 1], targets, weights, w, xi, y);
+        };
+        deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
+            const float* x = pre + t * preStride;
+            constexpr std::int64_t kBlock = 64;
+            std::int64_t i0 = 0;
+            for (; i0 + kBlock <= nSrc; i0 += kBlock) {
+                if (!anyNonZero(x + i0, kBlock)) {
+                    continue;
+                }
+                for (std::int64_t i = i0; i < i0 + kBlock; ++i) {
+                    if (x[i] != 0.0F) {
+                        scatterChannel(i, x[i], y);
+                    }
+                }
             }
-            for (std::int64_t i = i0; i < i0 + kBlock; ++i) {
+            for (std::int64_t i = i0; i < nSrc; ++i) {
                 if (x[i] != 0.0F) {
                     scatterChannel(i, x[i], y);
                 }
             }
-        }
-        for (std::int64_t i = i0; i < nSrc; ++i) {
-            if (x[i] != 0.0F) {
-                scatterChannel(i, x[i], y);
-            }
-        }
+        });
     });
 }
 
@@ -206,18 +224,19 @@ void SparseProjection::deliverListed(const float* pre, std::int64_t preStride,
 {
     const float w = weight();
     const std::int64_t* rows = rowStart().data();
-    const std::int32_t* targets = this->targets().data();
     const std::size_t nSynapses = this->targets().size();
     const auto csrRow = [rows](std::int32_t i) { return rows + i; };
     const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
     // The listed channels in their (ascending) order: the same additions in the same order as
     // deliver()'s scan, without visiting the quiet channels.
-    deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
-        const float* x = pre + t * preStride;
-        walkListed(nSynapses, spikes.indices + t * spikes.stride, spikes.counts[t], csrRow, targets,
-                   weights, x, [&](std::int32_t i, std::int64_t b, std::int64_t e) {
-                       scatterSynapses(b, e, targets, weights, w, x[i], y);
-                   });
+    withTargets(m_targets16, m_targets, [&](const auto* targets) {
+        deliverSteps(steps, post, postStride, [&](std::int64_t t, float* y) {
+            const float* x = pre + t * preStride;
+            walkListed(nSynapses, spikes.indices + t * spikes.stride, spikes.counts[t], csrRow,
+                       targets, weights, x, [&](std::int32_t i, std::int64_t b, std::int64_t e) {
+                           scatterSynapses(b, e, targets, weights, w, x[i], y);
+                       });
+        });
     });
 }
 
@@ -228,18 +247,20 @@ bool SparseProjection::clearListed(const SpikeLists& spikes, std::int64_t steps,
         return false;
     }
     const std::int64_t* rows = rowStart().data();
-    const std::int32_t* targets = this->targets().data();
     const std::size_t nSynapses = this->targets().size();
     const auto csrRow = [rows](std::int32_t i) { return rows + i; };
-    for (std::int64_t t = 0; t < steps; ++t) {
-        float* y = post + t * postStride;
-        walkListed(nSynapses, spikes.indices + t * spikes.stride, spikes.counts[t], csrRow, targets,
-                   nullptr, nullptr, [&](std::int32_t, std::int64_t b, std::int64_t e) {
-                       for (std::int64_t s = b; s < e; ++s) {
-                           y[targets[s]] = 0.0F;
-                       }
-                   });
-    }
+    withTargets(m_targets16, m_targets, [&](const auto* targets) {
+        for (std::int64_t t = 0; t < steps; ++t) {
+            float* y = post + t * postStride;
+            walkListed(nSynapses, spikes.indices + t * spikes.stride, spikes.counts[t], csrRow,
+                       targets, static_cast<const float*>(nullptr), static_cast<const float*>(nullptr),
+                       [&](std::int32_t, std::int64_t b, std::int64_t e) {
+                           for (std::int64_t s = b; s < e; ++s) {
+                               y[targets[s]] = 0.0F;
+                           }
+                       });
+        }
+    });
     return true;
 }
 
@@ -317,14 +338,18 @@ void SparseProjection::deliverListedPart(int part, int parts, const float* pre, 
                                          float* post) const
 {
     const float* weights = m_synapseWeights.empty() ? nullptr : m_synapseWeights.data();
-    listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0], m_targets.size(),
-                  m_targets.data(), weights, weight(), pre, post);
+    withTargets(m_targets16, m_targets, [&](const auto* targets) {
+        listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
+                      m_targets.size(), targets, weights, weight(), pre, post);
+    });
 }
 
 void SparseProjection::clearListedPart(int part, int parts, const SpikeLists& spikes, float* post) const
 {
-    listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0], m_targets.size(),
-                  m_targets.data(), nullptr, 0.0F, nullptr, post);
+    withTargets(m_targets16, m_targets, [&](const auto* targets) {
+        listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
+                      m_targets.size(), targets, static_cast<const float*>(nullptr), 0.0F, nullptr, post);
+    });
 }
 
 bool SparseProjection::clearListedOn(ThreadPool& pool, std::int64_t minWork, const SpikeLists& spikes,
@@ -356,7 +381,6 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
     }
     const std::int64_t nDst = sizeTarget();
     const std::int64_t delay = delaySteps();
-    const std::int32_t* targets = this->targets().data();
     const float w = weight();
     const float* weights = synapseWeights().empty() ? nullptr : synapseWeights().data();
     const std::int64_t* bounds = m_sliceBounds.data();
@@ -368,8 +392,10 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
     pool.run(parts, [&](int p) {
         const auto [j0, j1] = ThreadPool::splitRange(nDst, parts, p, 64);
         const auto scatter = [&](std::int64_t t, float* y) {
-            listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t], nSynapses,
-                          targets, weights, w, pre + t * preStride, y);
+            withTargets(m_targets16, m_targets, [&](const auto* targets) {
+                listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t],
+                              nSynapses, targets, weights, w, pre + t * preStride, y);
+            });
         };
         std::int64_t head = head0;
         for (std::int64_t t = 0; t < steps; ++t) {
