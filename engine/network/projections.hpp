@@ -202,7 +202,7 @@ private:
     mutable std::vector<std::int32_t> m_targets;
     // The same targets as 16-bit indices when every target fits (sizeTarget() <= 65536), read by
     // the CPU's deliveries and clearings in place of m_targets (half the bytes per synapse:
-    // bench/README.md, "Equations"); empty otherwise. Drawn with m_targets.
+    // bench/README.md, "Equation models against Brian2"); empty otherwise. Drawn with m_targets.
     mutable std::vector<std::uint16_t> m_targets16;
     mutable std::vector<float> m_synapseWeights;
     Connectivity m_builtWith;
