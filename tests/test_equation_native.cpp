@@ -4,13 +4,15 @@
 // the same per-neuron parameters and random inputs: states, spikes and refractory counters must
 // be equal bit for bit after every step. Also: a parameter made per-neuron mid-run (a new slot
 // layout, new code), the background compile (Async) taking over a running population, the disk
-// cache, and a missing compiler (the population keeps interpreting and says why).
+// cache, a missing compiler (the population keeps interpreting and says why), and populations that
+// consume their inputs (zero them as they read them) with the same results.
 #include "engine/equations/native.hpp"
 #include "engine/equations/population.hpp"
 #include "engine/neurons/model_library.hpp"
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -204,6 +206,80 @@ private slots:
         }
     }
 
+    /// A population that consumes its inputs (what the executor asks of an equation population
+    /// with a one-row input) leaves every input row all zero after each step, natively and
+    /// interpreted, and its states, spikes and refractory counters stay bit for bit those of a
+    /// population that does not.
+    void consumingPopulationsLeaveTheirInputsZero()
+    {
+        for (const auto& lib : libraryModels()) {
+            const std::string& key = lib.model.name;
+            const eq::CompiledModel compiled = eq::compileModel(lib.model, dtOf(key));
+            eq::Population plain(compiled, kN);
+            eq::Population native(compiled, kN);
+            eq::Population interpreted(compiled, kN);
+            QVERIFY2(!lib.model.inputs.empty(), key.c_str());
+            QVERIFY(native.setConsumeInputs(true));
+            QVERIFY(interpreted.setConsumeInputs(true));
+            // A per-neuron parameter, as in the test above: a layout of their own, whose code
+            // no other test (backgroundCompileTakesOverARunningPopulation) may find compiled.
+            const auto param = std::find_if(lib.model.parameters.begin(), lib.model.parameters.end(),
+                                            [](const auto& p) { return !p.input; });
+            QVERIFY(param != lib.model.parameters.end());
+            std::vector<float> values(static_cast<std::size_t>(kN));
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                values[i] = static_cast<float>(param->value) * (0.9F + 0.2F * static_cast<float>(i) / kN);
+            }
+            for (eq::Population* p : {&plain, &native, &interpreted}) {
+                p->setParameter(param->name, values.data(), kN);
+                p->parametersChanged();
+                p->initialise();
+            }
+            const std::size_t inputs = lib.model.inputs.size();
+            std::vector<std::vector<float>> rows(3 * inputs, std::vector<float>(static_cast<std::size_t>(kN)));
+            std::vector<const float*> ptrs;
+            for (const auto& r : rows) {
+                ptrs.push_back(r.data());
+            }
+            std::mt19937 rng(11);
+            std::uniform_real_distribution<float> u(0.5F, 1.5F);
+            for (std::int64_t s = 0; s < 200; ++s) {
+                for (std::size_t k = 0; k < inputs; ++k) {
+                    for (std::size_t i = 0; i < static_cast<std::size_t>(kN); ++i) {
+                        const float x = driveOf(key) * u(rng);
+                        rows[k][i] = rows[inputs + k][i] = rows[2 * inputs + k][i] = x;
+                    }
+                }
+                const double t = static_cast<double>(s) * compiled.dt;
+                plain.step(ptrs.data(), t);
+                native.step(ptrs.data() + inputs, t);
+                eq::setNativeMode(eq::NativeMode::Off);
+                interpreted.step(ptrs.data() + 2 * inputs, t);
+                eq::setNativeMode(eq::NativeMode::Sync);
+                if (s > 0) {
+                    QCOMPARE(QString::fromStdString(native.executionStatus()), QString("native code"));
+                }
+                for (std::size_t k = inputs; k < rows.size(); ++k) {
+                    const auto nonZero = std::count_if(rows[k].begin(), rows[k].end(), [](float x) { return x != 0.0F; });
+                    QVERIFY2(nonZero == 0, (key + ", step " + std::to_string(s) + ": " + std::to_string(nonZero) +
+                                            " input values left").c_str());
+                }
+                const auto bytes = static_cast<std::size_t>(kN) * sizeof(float);
+                for (std::size_t i = 0; i < lib.model.states.size(); ++i) {
+                    QVERIFY2(std::memcmp(plain.state(i), native.state(i), bytes) == 0, (key + " native").c_str());
+                    QVERIFY2(std::memcmp(plain.state(i), interpreted.state(i), bytes) == 0, (key + " interpreted").c_str());
+                }
+                QVERIFY(std::memcmp(plain.spikes(), native.spikes(), bytes) == 0);
+                QVERIFY(std::memcmp(plain.spikes(), interpreted.spikes(), bytes) == 0);
+            }
+            // Back to not consuming: the rows are left as given.
+            QVERIFY(!native.setConsumeInputs(false));
+            std::fill(rows[inputs].begin(), rows[inputs].end(), 1e-3F);
+            native.step(ptrs.data() + inputs, 0.0);
+            QCOMPARE(rows[inputs][0], 1e-3F);
+        }
+    }
+
     /// Async: a running population interprets, asks for code after kNativeAfterNeuronSteps,
     /// and switches to it when the background compile is done, with the same bits throughout.
     void backgroundCompileTakesOverARunningPopulation()
@@ -224,7 +300,7 @@ private slots:
             const std::string diff = pair.step(s, 0.008F, false);
             QVERIFY2(diff.empty(), diff.c_str());
         }
-        QVERIFY(pair.native.executionStatus().find("after") != std::string::npos);
+        QVERIFY2(pair.native.executionStatus().find("after") != std::string::npos, pair.native.executionStatus().c_str());
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
         while (pair.native.executionStatus() != "native code" && std::chrono::steady_clock::now() < deadline) {
             const std::string diff = pair.step(s++, 0.008F, false);
@@ -289,6 +365,15 @@ private slots:
         layout[static_cast<std::size_t>(tau)] = 1;
         const std::string own = eq::nativeSource(compiled.step, layout);
         QVERIFY(own.find("float* __restrict s" + std::to_string(tau)) != std::string::npos);
+        // A consumed input is zeroed at the end of each neuron's pass; a shared slot cannot be.
+        const int input = compiled.parameterSlots[0];
+        const std::string consuming = eq::nativeSource(compiled.step, layout, {input});
+        const std::string zero = "s" + std::to_string(input) + "[i] = 0.0f;\n    }\n}";
+        QVERIFY2(consuming.find(zero) != std::string::npos, consuming.c_str());
+        QVERIFY(own.find(zero) == std::string::npos);
+        std::vector<char> sharedTau = layout;
+        sharedTau[static_cast<std::size_t>(tau)] = 0;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eq::nativeSource(compiled.step, sharedTau, {tau}));
         // A store into a shared slot is not a layout the program can run with.
         layout[static_cast<std::size_t>(compiled.stateSlots[0])] = 0;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eq::nativeSource(compiled.step, layout));

@@ -86,6 +86,12 @@ public:
     virtual void runListing(const float* in, std::int64_t steps, float* out,
                             const std::vector<float*>& traceTargets,
                             const SpikeListTargets& lists);
+    /// Asks run() and runListing() to leave every input row they are given all zero, each value
+    /// zeroed once read (in the update's own pass where the runner can), so that an owner that
+    /// reuses its input rows need not clear them; the outputs do not change. Returns whether this
+    /// runner does so from now on. The owner must then pass writable rows that nobody reads after
+    /// the call. Default: false (run() never writes its input).
+    virtual bool consumeInput() { return false; }
     /// Copies working memory back into the module's stored States.
     virtual void store() = 0;
     /// The working state arrays (valid until the next load()).

@@ -366,9 +366,18 @@ std::string nativeCacheDir()
     return (fs::temp_directory_path() / ("spikestudio-equations-" + std::to_string(::getuid()))).string();
 }
 
-std::string nativeSource(const Program& program, const std::vector<char>& perNeuron)
+std::string nativeSource(const Program& program, const std::vector<char>& perNeuron,
+                         const std::vector<int>& zeroAfter)
 {
     std::vector<char> used(perNeuron.size(), 0);
+    for (const int slot : zeroAfter) {
+        const auto s = static_cast<std::size_t>(slot);
+        if (slot < 0 || s >= perNeuron.size() || perNeuron[s] == 0) {
+            throw std::invalid_argument("nativeSource: slot " + std::to_string(slot) +
+                                        " to zero is not a per-neuron array of this layout");
+        }
+        used[s] = 1;
+    }
     for (const auto& ins : program.code) {
         if (ins.op == EqOp::Load || ins.op == EqOp::Store) {
             const auto s = static_cast<std::size_t>(ins.slot);
@@ -404,6 +413,9 @@ std::string nativeSource(const Program& program, const std::vector<char>& perNeu
     }
     for (const auto& ins : program.code) {
         os << "        " << statement(ins, perNeuron) << "\n";
+    }
+    for (const int slot : zeroAfter) {  // after every read of this neuron's value
+        os << "        s" << slot << "[i] = 0.0f;\n";
     }
     os << "    }\n}\n"
        << "extern \"C\" void spike_eq_step(float* const* s, std::int64_t begin, std::int64_t end)\n{\n"

@@ -39,7 +39,11 @@ NativeMode nativeMode();
 void setNativeMode(NativeMode mode);
 
 /// The C++ source of `program` for slots whose per-neuron flags are `perNeuron` (one per slot).
-std::string nativeSource(const Program& program, const std::vector<char>& perNeuron);
+/// Each neuron's pass ends by storing 0 into its element of every slot in `zeroAfter` (per-neuron
+/// slots: the inputs a Population consumes, population.hpp). Throws std::invalid_argument for a
+/// slot the layout does not give the program as a per-neuron array.
+std::string nativeSource(const Program& program, const std::vector<char>& perNeuron,
+                         const std::vector<int>& zeroAfter = {});
 
 /// Where a source's native code stands.
 struct NativeCode {

@@ -152,11 +152,28 @@ void Population::step(const float* const* inputs, double t)
         return;
     }
     executeAll(m_model.step, m_bind.data(), m_n, m_registers.data());
+    if (m_consumeInputs) {
+        for (const std::size_t slot : m_inputSlots) {
+            std::fill(m_bind[slot].data, m_bind[slot].data + m_n, 0.0F);  // m_zeros stays zero
+        }
+    }
     considerNative();
+}
+
+bool Population::setConsumeInputs(bool consume)
+{
+    if (consume && !canConsumeInputs()) {
+        return false;
+    }
+    m_consumeInputs = consume;
+    return consume;
 }
 
 bool Population::nativeMatches() const
 {
+    if (m_nativeConsumes != m_consumeInputs) {
+        return false;
+    }
     for (std::size_t s = 0; s < m_bind.size(); ++s) {
         if (static_cast<char>(m_bind[s].perNeuron) != m_nativeLayout[s]) {
             return false;
@@ -176,8 +193,13 @@ void Population::considerNative()
         for (std::size_t s = 0; s < m_bind.size(); ++s) {
             m_nativeLayout[s] = static_cast<char>(m_bind[s].perNeuron);
         }
+        m_nativeConsumes = m_consumeInputs;
+        std::vector<int> zeroAfter;
+        if (m_consumeInputs) {
+            zeroAfter.assign(m_inputSlots.begin(), m_inputSlots.end());
+        }
         try {
-            m_nativeSource = nativeSource(m_model.step, m_nativeLayout);
+            m_nativeSource = nativeSource(m_model.step, m_nativeLayout, zeroAfter);
         } catch (const std::exception& e) {  // a layout the program cannot run natively: interpret
             m_native = NativeCode{NativeCode::Kind::Failed, nullptr, e.what()};
             return;

@@ -36,8 +36,16 @@ public:
     /// States to their initial values (in declaration order), refractoriness cleared.
     void initialise();
     /// Advances one step from time t [s]: inputs[k] holds model.inputs[k]'s n values for this
-    /// step (nullptr: zero). Writes spikes().
+    /// step (nullptr: zero). Writes spikes(). While consuming (setConsumeInputs()), leaves each
+    /// non-null inputs[k] all zero, which must then be writable.
     void step(const float* const* inputs, double t);
+    /// Whether step() zeroes its input rows after reading them (in the same pass over the neurons
+    /// as the update when native code runs, so an owner that reuses one input row need not clear
+    /// it; the states and spikes do not change). Returns whether this population does so from now
+    /// on: false when asked to, only when !canConsumeInputs().
+    bool setConsumeInputs(bool consume);
+    /// Whether every input of the model has its slot, so that step() can zero all of them.
+    bool canConsumeInputs() const { return m_inputSlots.size() == m_model.model.inputs.size(); }
 
     /// State i (model.states order), n values.
     float* state(std::size_t i) { return m_bind[static_cast<std::size_t>(m_model.stateSlots[i])].data; }
@@ -76,6 +84,8 @@ private:
     void considerNative();
     std::vector<float*> m_slotData;   ///< per slot, the pointer handed to native code
     std::vector<char> m_nativeLayout;  ///< per slot, per-neuron (1) or shared (0)
+    bool m_consumeInputs = false;
+    bool m_nativeConsumes = false;     ///< m_native zeroes the input slots (with m_nativeLayout)
     NativeCode m_native;
     std::string m_nativeSource;
     std::int64_t m_interpretedSteps = 0;

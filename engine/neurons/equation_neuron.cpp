@@ -273,6 +273,9 @@ void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spi
         pop.bindState(i, m_work[i].data());
     }
     pop.bindRefractory(m_refractoryWork.size() > 0 ? m_refractoryWork.data() : nullptr);
+    if (pop.setConsumeInputs(consumingInput()) != consumingInput()) {
+        throw Error(m_type + ": its population cannot zero its inputs, yet its runner was asked to");
+    }
     const double dt = m_compiledDt;
     const std::int64_t start = stepsElapsed();
     for (std::int64_t t = 0; t < steps; ++t) {
@@ -295,6 +298,14 @@ void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spi
     }
     pop.bindRefractory(nullptr);
     pop.bindSpikes(nullptr);
+}
+
+bool EquationNeuron::canConsumeInput() const
+{
+    // Every declared input has its slot (the population zeroes all of them) and the row holds
+    // nothing else.
+    return m_population->canConsumeInputs() &&
+           static_cast<std::int64_t>(m_model.inputs.size()) * sizeOut() == sizeIn();
 }
 
 }  // namespace spike::engine

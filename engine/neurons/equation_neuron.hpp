@@ -66,6 +66,8 @@ protected:
     void prepareEvolve() override;
     void runBatch(const float* input, std::int64_t steps, float* spikesOut,
                   const TraceTargets& traces) override;
+    /// The population zeroes each input in its own pass (equations::Population::setConsumeInputs()).
+    bool canConsumeInput() const override;
 
 private:
     void registerAttributes();

@@ -89,9 +89,16 @@ public:
         m_layer->prepareEvolve();
     }
 
+    bool consumeInput() override
+    {
+        m_consume = m_layer->canConsumeInput();
+        return m_consume;
+    }
+
     void run(const float* in, std::int64_t steps, float* out,
              const std::vector<float*>& traceTargets) override
     {
+        const ConsumingScope consuming(*m_layer, m_consume);
         setTargets(traceTargets);
         const int parts = partsFor(steps);
         if (parts == 1) {
@@ -118,6 +125,7 @@ public:
             NodeRunner::runListing(in, steps, out, traceTargets, lists);
             return;
         }
+        const ConsumingScope consuming(*m_layer, m_consume);
         setTargets(traceTargets);
         const std::int64_t n = m_layer->sizeOut();
         threadPool()->run(parts, [&](int p) {
@@ -172,6 +180,16 @@ public:
     }
 
 private:
+    /// The layer's consumingInput() for the duration of one run (false again after it, also
+    /// when it throws, so evolve() never writes its caller's input).
+    struct ConsumingScope {
+        ConsumingScope(NeuronLayer& layer, bool consume) : layer(layer) { layer.m_consumingInput = consume; }
+        ~ConsumingScope() { layer.m_consumingInput = false; }
+        ConsumingScope(const ConsumingScope&) = delete;
+        ConsumingScope& operator=(const ConsumingScope&) = delete;
+        NeuronLayer& layer;
+    };
+
     void setTargets(const std::vector<float*>& traceTargets)
     {
         for (std::size_t k = 0; k < m_targets.size(); ++k) {
@@ -200,6 +218,7 @@ private:
     NeuronLayer::TraceTargets m_targets;                ///< scratch for runBatch()
     std::vector<NeuronLayer::CarriedState> m_carried;
     std::vector<std::int32_t> m_partCounts;  ///< threads × maxSteps: spikes per part and step
+    bool m_consume = false;                  ///< consumeInput() was granted
 };
 
 std::unique_ptr<NodeRunner> NeuronLayer::makeRunner()

@@ -122,6 +122,13 @@ protected:
     virtual void runRange(const float* input, std::int64_t steps, float* spikesOut,
                           const TraceTargets& traces, std::int64_t begin, std::int64_t end);
 
+    /// Whether this layer's runBatch() (and runRange(), for its neurons' inputs) can leave its
+    /// input rows all zero when consumingInput() (NodeRunner::consumeInput()). Default: false.
+    virtual bool canConsumeInput() const { return false; }
+    /// Whether the runBatch() under way must zero every input value it reads (its runner was asked
+    /// to by its executor; never inside evolve(), whose input is the caller's).
+    bool consumingInput() const { return m_consumingInput; }
+
     /// The batch loop: loads, runs, keeps batch element 0's final state, records.
     Tensor evolveImpl(const TensorView& input, const Recorder& recorder) final;
 
@@ -150,6 +157,9 @@ protected:
         }
         return out;
     }
+
+private:
+    bool m_consumingInput = false;  ///< set by NeuronRunner around its runBatch() calls only
 };
 
 }  // namespace spike::engine

@@ -14,7 +14,9 @@
 // rebuilt from the dense row by loadStates()), filled by runListing(); a projection reading such
 // a node's whole output row delivers from the lists (deliverListed()), any other edge from the
 // dense rows. A one-row input whose edges all deliver from lists is zeroed after its node ran by
-// undoing those deliveries (Projection::clearListed()), so the next gather skips the memset.
+// undoing those deliveries (Projection::clearListed()), so the next gather skips the memset;
+// a one-row input whose runner consumes it (NodeRunner::consumeInput(): an equation population
+// zeroes each input value in its update's own pass) is left zero by the run and not cleared at all.
 // A trace that only probes of some of its channels read (the membranes of 1000 of 10^5
 // neurons) is recorded by its runner for just the union of those channels when the runner can
 // (NodeRunner::selectTraceChannels()), so the rows hold only what the probes copy.
@@ -52,6 +54,8 @@ struct NodeBuffers {
     bool oneRow = false;                 ///< lock-step: each input row is used at once, so one
                                          ///< row is reused every step (stays in cache)
     bool inClear = false;                ///< oneRow: `in` is all zero (cleared after its use)
+    bool consumes = false;               ///< oneRow: the runner zeroes `in` as it reads it
+                                         ///< (NodeRunner::consumeInput())
     std::unique_ptr<NodeListedSplit> split;  ///< oneRow with a pool: all incoming edges in one
                                              ///< fork-join, when they all deliver from lists
     bool splitDelivered = false;         ///< this step's gather() went through `split`
@@ -122,6 +126,7 @@ public:
                 b.traceWidth.resize(b.traces.size());
                 b.traceTargets.assign(b.traces.size(), nullptr);
                 b.lists = options.spikeLists && b.runner->listsSpikes();
+                b.consumes = b.oneRow && p.sizeIn > 0 && b.runner->consumeInput();
             }
             if (b.lists) {
                 b.listIndices.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0);
@@ -473,6 +478,10 @@ private:
         const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(node)];
         NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
         if (!b.oneRow || p.role == PlanNode::Role::Input || p.sizeIn == 0) {
+            return;
+        }
+        if (b.consumes) {
+            b.inClear = true;  // the runner left it zero (runNode() returned)
             return;
         }
         if (b.splitDelivered) {
