@@ -32,11 +32,12 @@ constexpr double kMaxRefracSteps = 16777216.0;
 
 /// One step of n neurons: cubaStep per neuron, branch-free (selects only, so GCC vectorises it).
 /// `Uniform`: every neuron shares the parameters (element 0 of each parameter array), which
-/// keeps the working set to the state alone. Kept out of line: inlined into runBatch, GCC 12
-/// leaves the propagator struct in memory and no longer vectorises the loop.
-template <bool Uniform>
-[[gnu::noinline]] void cubaSteps(std::int64_t n, const float* __restrict xExc,
-                                 const float* __restrict xInh, float* __restrict v,
+/// keeps the working set to the state alone. `Consume`: each neuron's inputs are zeroed once
+/// read (NeuronLayer::consumingInput(); otherwise they are only read). Kept out of line: inlined
+/// into runBatch, GCC 12 leaves the propagator struct in memory and no longer vectorises the loop.
+template <bool Uniform, bool Consume>
+[[gnu::noinline]] void cubaSteps(std::int64_t n, float* __restrict xExc,
+                                 float* __restrict xInh, float* __restrict v,
                                  float* __restrict iExc, float* __restrict iInh,
                                  float* __restrict refrac, const float* __restrict pMem,
                                  const float* __restrict pExc, const float* __restrict pInh,
@@ -52,6 +53,21 @@ template <bool Uniform>
         spikesOut[i] = spike::kernels::cubaStep(v[i], iExc[i], iInh[i], refrac[i], xExc[i],
                                                 xInh[i], vRest[k], vTh[k], vReset[k],
                                                 refracSteps[k], p);
+        if constexpr (Consume) {
+            xExc[i] = 0.0F;
+            xInh[i] = 0.0F;
+        }
+    }
+}
+
+/// cubaSteps() with its two flags chosen at run time.
+template <typename... Args>
+void cubaStepsFor(bool uniform, bool consume, Args... args)
+{
+    if (uniform) {
+        consume ? cubaSteps<true, true>(args...) : cubaSteps<true, false>(args...);
+    } else {
+        consume ? cubaSteps<false, true>(args...) : cubaSteps<false, false>(args...);
     }
 }
 
@@ -274,16 +290,12 @@ void CUBALIF::runRange(const float* input, std::int64_t steps, float* spikesOut,
 
     for (std::int64_t t = 0; t < steps; ++t) {
         // The input row is (2, N): the excitatory inputs, then the inhibitory ones.
-        const float* __restrict xExc = range.step(input, t, 2);
-        const float* __restrict xInh = xExc + range.n;
-        float* __restrict z = range.step(spikesOut, t);
-        if (m_uniform) {
-            cubaSteps<true>(count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
-                            pMemInh, vRest, vTh, vReset, refracSteps, z);
-        } else {
-            cubaSteps<false>(count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc, pInh, pMemExc,
-                             pMemInh, vRest, vTh, vReset, refracSteps, z);
-        }
+        // Written only when consumingInput(): then the executor's own row.
+        float* xExc = const_cast<float*>(range.step(input, t, 2));
+        float* xInh = xExc + range.n;
+        float* z = range.step(spikesOut, t);
+        cubaStepsFor(m_uniform, consumingInput(), count, xExc, xInh, v, iExc, iInh, refrac, pMem, pExc,
+                     pInh, pMemExc, pMemInh, vRest, vTh, vReset, refracSteps, z);
         range.writeTraces(traces, t, state);
     }
 }

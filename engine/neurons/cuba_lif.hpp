@@ -72,6 +72,8 @@ protected:
                   const TraceTargets& traces) override;
     /// Always: every neuron is independent (no recurrence, no noise).
     bool runsInRanges() const override;
+    /// Each neuron's step zeroes its two input values after reading them (consumingInput()).
+    bool canConsumeInput() const override { return true; }
     void runRange(const float* input, std::int64_t steps, float* spikesOut, const TraceTargets& traces,
                   std::int64_t begin, std::int64_t end) override;
 
