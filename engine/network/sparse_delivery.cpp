@@ -55,10 +55,13 @@ inline void scatterSynapses(std::int64_t begin, std::int64_t end, const Index* _
 constexpr std::int32_t kFar = 16;
 constexpr std::int32_t kNear = 8;
 
-/// Synapses from which a CSR is taken to be beyond a core's own caches (1 MB of targets), so
-/// that the walks prefetch (for a CSR in the caches they are only more instructions; the 10^4
-/// Izhikevich network's largest, 0.64 million synapses, ran about 3 % faster with them).
-constexpr std::size_t kPrefetchFrom = std::size_t{1} << 18;
+/// Synapses from which the walks prefetch (64 KB of 16-bit targets). A CSR this size fits a
+/// core's L2 cache by itself, but not beside the other projections, states and rows of a step
+/// (the 10^4 Izhikevich network's four CSRs, 0.04 to 0.64 million synapses, 2 MB together): its
+/// rows come from further out, and a step lists few spikes, so each walk waited for its row.
+/// From 2^18 synapses down to 2^15 the Izhikevich delivery went from 1.17 to 0.87 times its
+/// neuron update; CUBA-4000 (0.013 to 0.2 million) and the 10^5 network did not change.
+constexpr std::size_t kPrefetchFrom = std::size_t{1} << 15;
 
 /// Calls visit(i, begin, end) for each listed channel i = list[k], k = 0 .. count, in order,
 /// where bounds(i) points at its synapses' [begin, end) (a CSR row, or a part's slice of it),
