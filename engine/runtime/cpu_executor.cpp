@@ -16,7 +16,8 @@
 // dense rows. A one-row input whose edges all deliver from lists is zeroed after its node ran by
 // undoing those deliveries (Projection::clearListed()), so the next gather skips the memset;
 // a one-row input whose runner consumes it (NodeRunner::consumeInput(): an equation population
-// zeroes each input value in its update's own pass) is left zero by the run and not cleared at all.
+// or a CUBALIF zeroes each input value in its update's own pass) is left zero by the run and not
+// cleared at all.
 // A trace that only probes of some of its channels read (the membranes of 1000 of 10^5
 // neurons) is recorded by its runner for just the union of those channels when the runner can
 // (NodeRunner::selectTraceChannels()), so the rows hold only what the probes copy.
