@@ -1,7 +1,8 @@
 // The equation language (engine/equations): parsing and unit checks with messages at the
 // character, the integration methods against analytic solutions (exponential decay, a harmonic
 // oscillator, a linear two-state system), threshold / reset / refractoriness with Brian2's
-// timing, and random and mutated texts that must give an error or a model, never a crash.
+// timing, random and mutated texts that must give an error or a model, never a crash, and texts
+// nested or expanding beyond the parser's limits, refused at the character.
 #include "engine/equations/compiler.hpp"
 #include "engine/equations/model.hpp"
 #include "engine/equations/population.hpp"
@@ -237,6 +238,72 @@ private slots:
         QCOMPARE(pop.state(1)[0], 0.0F);
         QVERIFY_EXCEPTION_THROWN(pop.setParameter("I", taus, 3), spike::engine::Error);
         QVERIFY_EXCEPTION_THROWN(pop.setParameter("tau", taus, 2), spike::engine::Error);
+    }
+
+    void deepAndExplodingTextsAreRefused()
+    {
+        // Pasted or generated texts thousands of levels deep once overflowed the stack (a crash
+        // that lost the document) and subexpressions that use each other twice ran for hours:
+        // each is refused at once with a message at the character, and the deepest accepted
+        // texts still compute what they say.
+        const auto refused = [](const std::string& text, const std::string& message, std::size_t at) {
+            int position = -1;
+            const std::string what = errorOf(text, &position);
+            QVERIFY2(what.find(message) != std::string::npos, what.c_str());
+            QCOMPARE(position, static_cast<int>(at));
+        };
+        const std::string tail = "/ms : 1\nv(0) = 1\n";
+        const std::string head = "dv/dt = ";
+        refused(head + std::string(100000, '(') + "-v" + std::string(100000, ')') + tail,
+                "nest more than 200 levels", head.size() + kMaxNesting);
+        refused(head + std::string(100000, '-') + "v" + tail, "nest more than 200 levels", head.size() + kMaxNesting);
+        std::string power = "v";
+        std::string calls = "v";
+        std::string sum = "-(v";
+        for (int k = 0; k < 10000; ++k) {
+            power += "**v";
+            calls = "abs(" + calls + ")";
+            sum += "+v";
+        }
+        refused(head + power + tail, "nest more than 200 levels", head.size() + 1 + 3 * kMaxNesting);
+        refused(head + calls + tail, "nest more than 200 levels", head.size() + 4 * kMaxNesting + 3);
+        refused(head + sum + ")" + tail, "more than 500 operations deep", head.size() + 2);
+        std::string nots = "dv/dt = -v/ms : 1\nv(0) = 1\nthreshold: ";
+        for (int k = 0; k < 10000; ++k) {
+            nots += "not ";
+        }
+        refused(nots + "v > 2\n", "nest more than 200 levels", nots.find("not") + 4 * kMaxNesting);
+        // x1 = x0 + x0, x2 = x1 + x1, ...: 2^60 terms substituted, refused without building them.
+        std::string doubling = "dv/dt = -x60/ms : 1\nv(0) = 1\nx0 = v : 1\n";
+        for (int k = 1; k <= 60; ++k) {
+            doubling += "x" + std::to_string(k) + " = x" + std::to_string(k - 1) + " + x" + std::to_string(k - 1) + " : 1\n";
+        }
+        refused(doubling, "grows to more than 100000 terms", head.size());
+        // 3000 subexpressions, each the one before plus one: too deep once substituted.
+        std::string chain = "dv/dt = -x3000/ms : 1\nv(0) = 1\nx0 = v : 1\n";
+        for (int k = 1; k <= 3000; ++k) {
+            chain += "x" + std::to_string(k) + " = x" + std::to_string(k - 1) + " + 1 : 1\n";
+        }
+        const std::string deep = errorOf(chain);
+        QVERIFY2(deep.find("more than 1000 operations deep with its subexpressions substituted") != std::string::npos,
+                 deep.c_str());
+
+        // At the limits: 199 brackets, a 400-term sum and a 300-subexpression chain compute the
+        // decay dv/dt = -v/ms exactly as the plain text does (the same float operations).
+        const std::vector<double> plain = trace("dv/dt = -v/ms : 1\nv(0) = 1\n", "euler", 1e-4, 20);
+        const std::vector<double> brackets =
+            trace(head + std::string(199, '(') + "-v" + std::string(199, ')') + tail, "euler", 1e-4, 20);
+        QCOMPARE(brackets, plain);
+        std::string terms = "(v";
+        for (int k = 1; k < 400; ++k) {
+            terms += "+0*v";  // adds exact zeros: the sum is v in every bit
+        }
+        QCOMPARE(trace(head + "-" + terms + ")" + tail, "euler", 1e-4, 20), plain);
+        std::string named = "dv/dt = -x300/ms : 1\nv(0) = 1\nx0 = v : 1\n";
+        for (int k = 1; k <= 300; ++k) {
+            named += "x" + std::to_string(k) + " = x" + std::to_string(k - 1) + " : 1\n";
+        }
+        QCOMPARE(trace(named, "euler", 1e-4, 20), plain);
     }
 
     void randomAndMutatedTextsNeverCrash()

@@ -37,6 +37,7 @@ ExprPtr Expr::unary(Op op, ExprPtr a, int pos, int len)
     auto e = std::make_shared<Expr>();
     e->kind = NodeKind::Unary;
     e->op = op;
+    e->depth = 1 + a->depth;
     e->args = {std::move(a)};
     e->position = pos;
     e->length = len;
@@ -48,6 +49,7 @@ ExprPtr Expr::binary(Op op, ExprPtr a, ExprPtr b, int pos, int len)
     auto e = std::make_shared<Expr>();
     e->kind = NodeKind::Binary;
     e->op = op;
+    e->depth = 1 + std::max(a->depth, b->depth);
     e->args = {std::move(a), std::move(b)};
     e->position = pos;
     e->length = len;
@@ -59,6 +61,9 @@ ExprPtr Expr::call(const std::string& f, std::vector<ExprPtr> args, int pos, int
     auto e = std::make_shared<Expr>();
     e->kind = NodeKind::Call;
     e->name = f;
+    for (const ExprPtr& a : args) {
+        e->depth = std::max(e->depth, 1 + a->depth);
+    }
     e->args = std::move(args);
     e->position = pos;
     e->length = len;
@@ -222,8 +227,36 @@ private:
         auto copy = std::make_shared<Expr>(*e);
         copy->position = begin;
         copy->length = std::max(1, m_lastEnd - begin);
+        checkDepth(*copy);
         return copy;
     }
+
+    /// Refuses a node more than kMaxDepth levels deep (a long chain of operations).
+    void checkDepth(const Expr& e) const
+    {
+        if (e.depth > kMaxDepth) {
+            fail("this expression is more than " + std::to_string(kMaxDepth) +
+                     " operations deep; split it into subexpressions (name = ... : unit lines)",
+                 e.position, e.length);
+        }
+    }
+
+    /// Counts one level of brackets, unary operators, powers or calls inside one another while
+    /// alive; refuses the level past kMaxNesting (recursing further could overflow the stack).
+    struct Nesting {
+        Nesting(Parser& parser) : parser(parser)
+        {
+            if (++parser.m_nesting > kMaxNesting) {
+                parser.fail("brackets, signs, powers and calls nest more than " +
+                                std::to_string(kMaxNesting) + " levels deep here",
+                            parser.m_tok.position, 1);
+            }
+        }
+        ~Nesting() { --parser.m_nesting; }
+        Nesting(const Nesting&) = delete;
+        Nesting& operator=(const Nesting&) = delete;
+        Parser& parser;
+    };
 
     void consume()
     {
@@ -259,6 +292,7 @@ private:
     {
         const int begin = m_tok.position;
         if (isOp("not")) {
+            const Nesting level(*this);
             consume();
             ExprPtr a = parseNot();
             return spanning(Expr::unary(Op::Not, a), begin);
@@ -315,6 +349,7 @@ private:
     {
         const int begin = m_tok.position;
         if (isOp("-") || isOp("+")) {
+            const Nesting level(*this);
             const bool negate = m_tok.text == "-";
             consume();
             ExprPtr a = parseUnary();
@@ -328,6 +363,7 @@ private:
         const int begin = m_tok.position;
         ExprPtr base = parseAtom();
         if (isOp("**")) {
+            const Nesting level(*this);
             consume();
             ExprPtr exponent = parseUnary();  // right-associative, and 2**-1 is allowed
             return spanning(Expr::binary(Op::Pow, base, exponent), begin);
@@ -358,6 +394,7 @@ private:
                      "clip, int)",
                      tok.position, static_cast<int>(tok.text.size()));
             }
+            const Nesting level(*this);
             consume();  // '('
             std::vector<ExprPtr> args;
             if (m_tok.kind != Tok::RParen) {
@@ -376,9 +413,12 @@ private:
                          (arity == 1 ? "" : "s") + ", got " + std::to_string(args.size()),
                      tok.position, m_lastEnd - tok.position);
             }
-            return Expr::call(tok.text, std::move(args), tok.position, m_lastEnd - tok.position);
+            ExprPtr called = Expr::call(tok.text, std::move(args), tok.position, m_lastEnd - tok.position);
+            checkDepth(*called);
+            return called;
         }
         case Tok::LParen: {
+            const Nesting level(*this);
             consume();
             ExprPtr inner = parseOr();
             if (m_tok.kind != Tok::RParen) {
@@ -400,6 +440,7 @@ private:
     TextSpan m_span;
     int m_pos;
     int m_lastEnd = 0;
+    int m_nesting = 0;  ///< Nesting levels alive
     Token m_tok;
 };
 

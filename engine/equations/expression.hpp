@@ -52,6 +52,7 @@ struct Expr {
     std::vector<ExprPtr> args;
     int position = 0;  ///< first character in the model text
     int length = 1;    ///< characters it spans
+    int depth = 1;     ///< levels of nodes, this one included (set by the factories below)
 
     static ExprPtr number(double v, int pos = 0, int len = 1);
     static ExprPtr variable(const std::string& n, int pos = 0, int len = 1);
@@ -67,7 +68,16 @@ struct TextSpan {
     int end = 0;                        ///< one past its last character
 };
 
-/// Parses text[begin, end) as one expression. Throws EquationError at the offending character.
+/// How deep a parsed expression may nest: brackets, unary operators, powers and calls inside one
+/// another (kMaxNesting), and levels of operations in all, a long sum a + b + c ... counting one
+/// level per term (kMaxDepth). Deeper texts are refused with a message rather than parsed: every
+/// later pass walks the tree recursively, and a pasted text thousands of levels deep would
+/// overflow the stack (and with it lose the user's document).
+inline constexpr int kMaxNesting = 200;
+inline constexpr int kMaxDepth = 500;
+
+/// Parses text[begin, end) as one expression. Throws EquationError at the offending character,
+/// also where it nests beyond kMaxNesting or kMaxDepth.
 ExprPtr parseExpression(const TextSpan& span);
 
 /// "line L, column C" of character `position` of `text` (1-based).

@@ -18,8 +18,10 @@ ExprPtr inlineSubexpressions(const EquationModel& model, const ExprPtr& e)
         return e;
     }
     auto copy = std::make_shared<Expr>(*e);
+    copy->depth = 1;
     for (auto& a : copy->args) {
         a = inlineSubexpressions(model, a);
+        copy->depth = std::max(copy->depth, 1 + a->depth);
     }
     return copy;
 }

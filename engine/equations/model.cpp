@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace spike::engine::equations {
@@ -73,6 +74,8 @@ struct TypeContext {
     const EquationModel& model;
     const std::string& what;
     std::vector<std::string> visiting;  ///< subexpressions being typed (cycle detection)
+    std::vector<std::string> typed;     ///< subexpressions typed already (each once, not once per use)
+    int depth = 0;                      ///< type() calls alive: the depth with subexpressions substituted
 };
 
 Typed type(TypeContext& ctx, const ExprPtr& e);
@@ -124,10 +127,11 @@ Typed typeName(TypeContext& ctx, const ExprPtr& e)
         if (std::find(ctx.visiting.begin(), ctx.visiting.end(), e->name) != ctx.visiting.end()) {
             failAt(m.text, e, "subexpression '" + e->name + "' is defined in terms of itself");
         }
-        if (s->expr) {
+        if (s->expr && std::find(ctx.typed.begin(), ctx.typed.end(), e->name) == ctx.typed.end()) {
             ctx.visiting.push_back(e->name);
             type(ctx, s->expr);
             ctx.visiting.pop_back();
+            ctx.typed.push_back(e->name);
         }
         return {s->dim};
     }
@@ -289,8 +293,23 @@ Typed typeBinary(TypeContext& ctx, const ExprPtr& e)
     }
 }
 
+/// Counts one type() call alive (see kMaxExpandedDepth).
+struct TypeDepth {
+    explicit TypeDepth(TypeContext& ctx) : ctx(ctx) { ++ctx.depth; }
+    ~TypeDepth() { --ctx.depth; }
+    TypeDepth(const TypeDepth&) = delete;
+    TypeDepth& operator=(const TypeDepth&) = delete;
+    TypeContext& ctx;
+};
+
 Typed type(TypeContext& ctx, const ExprPtr& e)
 {
+    const TypeDepth level(ctx);
+    if (ctx.depth > kMaxExpandedDepth) {
+        failAt(ctx.model.text, e, ctx.what + " is more than " + std::to_string(kMaxExpandedDepth) +
+                                      " operations deep with its subexpressions substituted; "
+                                      "simplify the subexpressions it uses");
+    }
     switch (e->kind) {
     case NodeKind::Number:
         return {dims::none(), false, true, e->value};
@@ -314,9 +333,41 @@ Typed type(TypeContext& ctx, const ExprPtr& e)
 
 }  // namespace
 
+namespace {
+
+double countNodes(const EquationModel& model, const ExprPtr& e, std::map<std::string, double>& counted)
+{
+    if (e->kind == NodeKind::Name) {
+        const Subexpression* s = model.subexpression(e->name);
+        if (s == nullptr || !s->expr) {
+            return 1.0;
+        }
+        const auto it = counted.find(e->name);
+        if (it != counted.end()) {
+            return it->second;
+        }
+        const double n = countNodes(model, s->expr, counted);
+        counted.emplace(e->name, n);
+        return n;
+    }
+    double n = 1.0;
+    for (const ExprPtr& a : e->args) {
+        n += countNodes(model, a, counted);
+    }
+    return n;
+}
+
+}  // namespace
+
+double expandedNodes(const EquationModel& model, const ExprPtr& e)
+{
+    std::map<std::string, double> counted;
+    return countNodes(model, e, counted);
+}
+
 Typed typeOf(const EquationModel& model, const ExprPtr& e, const std::string& what)
 {
-    TypeContext ctx{model, what, {}};
+    TypeContext ctx{model, what, {}, {}, 0};
     return type(ctx, e);
 }
 

@@ -122,6 +122,18 @@ struct Typed {
     double value = 0.0;
 };
 
+/// How deep an expression may be with its subexpressions substituted (the typing, the compiler
+/// and its linear analysis recurse that deep), and how many nodes a differential equation may
+/// grow to once they are substituted (the method choice and exponential Euler work on that
+/// tree: `x2 = x1 + x1`, `x3 = x2 + x2`, ... doubles it per line). Deeper or larger is refused
+/// with a message instead of overflowing the stack or running for hours.
+inline constexpr int kMaxExpandedDepth = 1000;
+inline constexpr double kMaxExpandedNodes = 100000.0;
+
+/// Nodes of `e` with every subexpression of `model` substituted (counted, not built: each
+/// subexpression is counted once). `e` must have been typed by typeOf() (no cycles).
+double expandedNodes(const EquationModel& model, const ExprPtr& e);
+
 /// Types `e` under `model`; throws EquationError at the offending node (unknown name, mixed
 /// units, a function of a quantity with units, division by a constant zero, ...). `what` names
 /// the line in messages ("dv/dt", "threshold").

@@ -447,6 +447,12 @@ EquationModel parseModel(const std::string& text)
                             unitText(v.dim / dims::second()) + " (" + name + " is in " + unitText(v.dim) + ")",
                      p.expr.begin, p.expr.end - p.expr.begin);
             }
+            if (expandedNodes(m, v.rhs) > kMaxExpandedNodes) {
+                fail(s, "d" + name + "/dt grows to more than " + std::to_string(static_cast<long>(kMaxExpandedNodes)) +
+                            " terms once its subexpressions are substituted (each use of a "
+                            "subexpression copies it); write the repeated parts as states or simplify them",
+                     p.expr.begin, p.expr.end - p.expr.begin);
+            }
         } else if (p.kind == PendingLine::Initial) {
             StateVariable* v = findState(name);
             if (v == nullptr) {
