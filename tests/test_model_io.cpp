@@ -249,6 +249,38 @@ private slots:
         QVERIFY(checked >= 25);
     }
 
+    void deeplyNestedModulesAreRefused()
+    {
+        // A file of Sequentials inside one another 20000 deep once overflowed the loader's stack
+        // (spikesim and the editor crashed on opening it): refused now at the first module too
+        // deep, with its pointer, while kMaxModuleDepth levels still load and run.
+        const auto nested = [](int levels) {
+            nlohmann::json m = {{"type", "LIF"}, {"config", {{"shape", {2, 2}}}}};
+            for (int k = 0; k < levels; ++k) {
+                m = {{"type", "Sequential"}, {"children", nlohmann::json::array({std::move(m)})}};
+            }
+            return nlohmann::json{{"format", "spikestudio.model"}, {"version", 1}, {"model", std::move(m)}};
+        };
+        std::string deepest = "/model";
+        for (int k = 0; k <= kMaxModuleDepth; ++k) {
+            deepest += "/children/0";
+        }
+        try {
+            modelFromJson(nested(20000), "deep.json", ".");
+            QFAIL("loaded 20000 nested modules");
+        } catch (const Error& e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.rfind("deep.json: " + deepest + ": modules nested more than 256 levels deep", 0) == 0,
+                     msg.substr(0, 400).c_str());
+        }
+        const ModelDocument ok = modelFromJson(nested(kMaxModuleDepth), "ok.json", ".");
+        const auto modules = ok.root->namedModules();
+        QCOMPARE(modules.size(), static_cast<std::size_t>(kMaxModuleDepth + 1));
+        QCOMPARE(modules.back().second->className(), std::string("LIF"));
+        const ModelDocument again = modelFromJson(modelToJson(*ok.root), "again.json", ".");
+        compareTrees(*ok.root, *again.root);
+    }
+
     void missingFileAndUnwritableTarget()
     {
         try {

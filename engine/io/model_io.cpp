@@ -338,9 +338,25 @@ void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string
     applyModuleJson(child, j, pointer, baseDir, true);
 }
 
+/// Levels of modules above the one at `pointer`: its "/children/" and "/projection" steps.
+int moduleDepth(const std::string& pointer)
+{
+    int depth = 0;
+    for (const char* step : {"/children/", "/projection"}) {
+        for (auto at = pointer.find(step); at != std::string::npos; at = pointer.find(step, at + 1)) {
+            ++depth;
+        }
+    }
+    return depth;
+}
+
 std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
                                     const std::string& baseDir)
 {
+    if (moduleDepth(pointer) > kMaxModuleDepth) {
+        fail(pointer, "modules nested more than " + std::to_string(kMaxModuleDepth) +
+                          " levels deep (children of children ...); this build reads at most that");
+    }
     const std::string type = moduleType(j, pointer);
     std::unique_ptr<Module> module;
     const nlohmann::json config = j.value("config", nlohmann::json::object());

@@ -18,6 +18,11 @@ namespace spike::engine {
 
 /// Current model format version written by saveModel().
 constexpr int kModelFormatVersion = 1;
+/// Modules nested inside one another that a model file may hold (children of children ...,
+/// projections counted as a level): deeper files are refused with the pointer of the first
+/// module too deep, since loading, cloning, saving and running all walk the tree recursively.
+/// Far beyond any model built by hand or by NIR import (which stops at 64 groups).
+constexpr int kMaxModuleDepth = 256;
 
 /// How saveModel() writes arrays.
 struct SaveOptions {
