@@ -21,6 +21,7 @@
 
 #include "engine/neurons/equation_neuron.hpp"
 
+#include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -206,6 +207,31 @@ private Q_SLOTS:
         QVERIFY2(s.editor->message().contains(QStringLiteral("port 'I'")), qPrintable(s.editor->message()));
         QCOMPARE(s.w.inspector()->node(), s.w.document()->findNode("cell"));
         QCOMPARE(text->toPlainText(), QStringLiteral("dv/dt = -v / (10*ms) : volt\nv(0) = 0*volt"));  // kept
+    }
+
+    void aPastedTextTooDeepIsRefusedNotCrashed()
+    {
+        // Pasting a text 20000 brackets deep once overflowed the stack: the editor (and the
+        // document) died. It is now a mistake like any other: underlined at the 201st bracket,
+        // Apply disabled, the document unchanged.
+        Window s(modelFile(), QStringLiteral("cell"));
+        const Json before = s.w.document()->toJson();
+        QPlainTextEdit* text = s.editor->textEdit();
+        spike::tests::bringIntoView(text);
+        QTest::mouseClick(text->viewport(), Qt::LeftButton, Qt::NoModifier, QPoint(5, 5));
+        const QString head = QStringLiteral("dv/dt = ");
+        const QString tail = QStringLiteral("/ms : 1\nv(0) = 0*volt\nI : volt (input)");
+        const QString deep = head + QString(20000, QLatin1Char('(')) + QStringLiteral("-v") +
+                             QString(20000, QLatin1Char(')')) + tail;
+        QGuiApplication::clipboard()->setText(deep);
+        QTest::keyClick(text, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClick(text, Qt::Key_V, Qt::ControlModifier);
+        QCOMPARE(text->toPlainText(), deep);
+        QTRY_VERIFY(s.editor->errorRange().second > 0);
+        QCOMPARE(s.editor->errorRange().first, static_cast<int>(head.size()) + 200);
+        QVERIFY2(s.editor->message().contains(QStringLiteral("nest more than 200 levels")), qPrintable(s.editor->message()));
+        QVERIFY(!s.editor->applyButton()->isEnabled());
+        QCOMPARE(s.w.document()->toJson(), before);
     }
 
     void ctrlReturnApplies()
