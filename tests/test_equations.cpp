@@ -10,6 +10,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -304,6 +305,35 @@ private slots:
             named += "x" + std::to_string(k) + " = x" + std::to_string(k - 1) + " : 1\n";
         }
         QCOMPARE(trace(named, "euler", 1e-4, 20), plain);
+    }
+
+    void exactIntegrationTakesAtMost32States()
+    {
+        // 5000 linear states once made exact integration build 75 million matrix slots (40 s and
+        // gigabytes before a step): past kMaxExactStates it is refused, and the default is euler.
+        const auto decoupled = [](int states) {
+            std::string text;
+            for (int k = 0; k < states; ++k) {
+                const std::string x = "x" + std::to_string(k);
+                text += "d" + x + "/dt = -" + x + "/ms : 1\n" + x + "(0) = 1\n";
+            }
+            return parseModel(text);
+        };
+        QCOMPARE(defaultMethod(decoupled(kMaxExactStates)), std::string("exact"));
+        const EquationModel wide = decoupled(kMaxExactStates + 1);
+        QCOMPARE(defaultMethod(wide), std::string("euler"));
+        const std::string why = methodRefusal(wide, "exact");
+        QVERIFY2(why.find("33 x 33") != std::string::npos && why.find("at most 32 states") != std::string::npos,
+                 why.c_str());
+        const std::vector<std::string> methods = applicableMethods(wide);
+        QVERIFY(std::find(methods.begin(), methods.end(), "exact") == methods.end());
+        const std::vector<double> euler = trace("dv/dt = -v/ms : 1\nv(0) = 1\n", "euler", 1e-4, 10);
+        Population pop(compileModel(wide, 1e-4), 1);
+        pop.initialise();
+        for (int k = 0; k < 10; ++k) {
+            pop.step(nullptr, k * 1e-4);
+        }
+        QCOMPARE(static_cast<double>(pop.state(kMaxExactStates)[0]), euler.back());
     }
 
     void randomAndMutatedTextsNeverCrash()

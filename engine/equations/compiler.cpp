@@ -48,6 +48,11 @@ std::string methodRefusal(const EquationModel& m, const std::string& method)
         }
     }
     if (method == "exact") {
+        if (m.states.size() > static_cast<std::size_t>(kMaxExactStates)) {
+            return "exact integration propagates all the states together (a matrix exponential of " +
+                   std::to_string(m.states.size()) + " x " + std::to_string(m.states.size()) +
+                   " entries): it takes at most " + std::to_string(kMaxExactStates) + " states";
+        }
         const detail::LinearSystem sys = detail::linearSystem(m);
         if (!sys.refusal.empty()) {
             return "exact integration needs a linear system with constant coefficients: " + sys.refusal;

@@ -76,11 +76,15 @@ struct CompiledModel {
 /// equations have the structure they need).
 std::vector<std::string> applicableMethods(const EquationModel& model);
 
+/// States that exact integration takes at most: it compiles and evaluates an n x n matrix (and
+/// three n x n slot sets), so 5000 linear states once took 40 s and gigabytes before any step.
+inline constexpr int kMaxExactStates = 32;
+
 /// Why `method` does not apply to `model` ("" when it does).
 std::string methodRefusal(const EquationModel& model, const std::string& method);
 
 /// The method used when none is asked for: model.method when written, else exact when it
-/// applies, else euler.
+/// applies (a linear system of at most kMaxExactStates states), else euler.
 std::string defaultMethod(const EquationModel& model);
 
 /// Compiles `model` for time step `dt` [s] with `method` ("" = defaultMethod). Throws
