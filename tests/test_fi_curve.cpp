@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 
 using namespace spike::engine;  // NOLINT: test file
 
@@ -352,6 +353,13 @@ private slots:
         o.steps = 2000000000;
         QVERIFY(refusal(m, o).find("too long") != std::string::npos);
         o.steps = 10;
+        // A warm-up near the int64 limit is refused before it is added to the steps (that sum
+        // once overflowed into a negative step count in the message).
+        o.warmupSteps = std::numeric_limits<std::int64_t>::max();
+        QVERIFY2(refusal(m, o).find("10 measured and 9223372036854775807 warm-up steps is too long a run") !=
+                     std::string::npos,
+                 refusal(m, o).c_str());
+        o.warmupSteps = 0;
         QVERIFY(refusal(m, o).empty());
 
         Linear linear(3, 2);

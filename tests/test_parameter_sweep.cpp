@@ -495,6 +495,8 @@ private slots:
         with([](SweepOptions& o) { o.current = std::nan(""); }, "the current nan is not a finite");
         with([](SweepOptions& o) { o.current = 1e39; }, "the current 1e+39");
         with([](SweepOptions& o) { o.steps = 200000000; }, "too long a run");
+        with([](SweepOptions& o) { o.warmupSteps = std::numeric_limits<std::int64_t>::max(); },
+             "9223372036854775807 warm-up steps is too long a run");
         for (const auto& [options, says] : cases) {
             const std::string message = refusal(m, options);
             QVERIFY2(message.find(says) != std::string::npos,

@@ -349,10 +349,14 @@ FiCurve fiCurve(const Module& neuron, const FiOptions& options)
                                 : std::max<std::int64_t>(1, std::llround(1.0 / curve.dt));
     curve.warmupSteps = options.warmupSteps;
     constexpr std::int64_t kMaxStepsPerRun = 100000000;
-    const std::int64_t total = curve.steps + curve.warmupSteps;
     const std::int64_t width = std::max(neuron.sizeIn(), neuron.sizeOut());
-    if (curve.steps > kMaxStepsPerRun || curve.warmupSteps > kMaxStepsPerRun ||
-        total * width > kMaxStepsPerRun) {
+    if (curve.steps > kMaxStepsPerRun || curve.warmupSteps > kMaxStepsPerRun) {  // before adding them
+        throw Error(who + ": " + std::to_string(curve.steps) + " measured and " +
+                    std::to_string(curve.warmupSteps) + " warm-up steps is too long a run (at most " +
+                    std::to_string(kMaxStepsPerRun) + " steps each)");
+    }
+    const std::int64_t total = curve.steps + curve.warmupSteps;
+    if (total * width > kMaxStepsPerRun) {
         throw Error(who + ": " + std::to_string(total) + " steps x " + std::to_string(width) +
                     " channels is too long a run (at most " + std::to_string(kMaxStepsPerRun) +
                     " step-channels per current)");

@@ -505,8 +505,12 @@ SweepResult parameterSweep(const Module& neuron, const SweepOptions& options)
                                : std::max<std::int64_t>(1, std::llround(1.0 / plan.dt));
     plan.warmup = options.warmupSteps;
     const std::int64_t width = std::max(neuron.sizeIn(), neuron.sizeOut());
-    if (plan.steps > kMaxStepChannels || plan.warmup > kMaxStepChannels ||
-        (plan.steps + plan.warmup) * width > kMaxStepChannels) {
+    if (plan.steps > kMaxStepChannels || plan.warmup > kMaxStepChannels) {  // before adding them
+        refuse(std::to_string(plan.steps) + " measured and " + std::to_string(plan.warmup) +
+               " warm-up steps is too long a run (at most " + std::to_string(kMaxStepChannels) +
+               " steps each)");
+    }
+    if ((plan.steps + plan.warmup) * width > kMaxStepChannels) {
         refuse(std::to_string(plan.steps + plan.warmup) + " steps x " + std::to_string(width) +
                " channels is too long a run (at most " + std::to_string(kMaxStepChannels) +
                " step-channels per grid point)");
