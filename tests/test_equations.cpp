@@ -122,6 +122,8 @@ private slots:
                                               << "'c' is not a state" << "c";
         QTest::newRow("refractory units") << "dv/dt = -v/ms : volt\nv(0) = 0*mV\nrefractory: 2*mV"
                                           << "expected a time" << "2*mV";
+        QTest::newRow("negative refractory") << "dv/dt = -v/ms : volt\nv(0) = 0*mV\nrefractory: -5*ms"
+                                             << "the period must not be negative, got -5 ms" << "-5*ms";
         QTest::newRow("dt not a time") << "dv/dt = -v/ms : volt\nv(0) = 0*mV\ndt: 2*mV" << "expected a time step" << "2*mV";
         QTest::newRow("duplicate") << "dv/dt = -v/ms : volt\nv = 1*mV : volt\nv(0) = 0*mV" << "declared twice" << "v";
         QTest::newRow("cycle") << "dv/dt = -x/ms : volt\nx = y : volt\ny = x : volt\nv(0) = 0*mV"

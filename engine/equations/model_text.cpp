@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <vector>
 
 namespace spike::engine::equations {
@@ -529,6 +530,12 @@ EquationModel parseModel(const std::string& text)
             const Typed t = typeOf(m, m.refractory, "the refractory period");
             if (!t.boolean && t.dim != dims::second()) {
                 fail(s, "refractory: expected a time (2*ms) or a condition (v > -20*mV), got " + unitText(t.dim),
+                     k.body.begin, k.body.end - k.body.begin);
+            }
+            if (!t.boolean && t.constant && !(t.value >= 0.0)) {
+                std::ostringstream value;
+                value << t.value * 1e3;
+                fail(s, "refractory: the period must not be negative, got " + value.str() + " ms",
                      k.body.begin, k.body.end - k.body.begin);
             }
             m.refractoryIsTime = !t.boolean;
