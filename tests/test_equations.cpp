@@ -290,6 +290,17 @@ private slots:
         const std::string deep = errorOf(chain);
         QVERIFY2(deep.find("more than 1000 operations deep with its subexpressions substituted") != std::string::npos,
                  deep.c_str());
+        // Three chains of 400, each starting from the top of the one before, used in that order:
+        // each subexpression is typed once, so no walk goes 1000 deep, yet substituted the last
+        // chain is 1200 levels deep. Measured, not walked: refused all the same.
+        std::string staged = "dv/dt = -(a400 + b400 + c400)/ms : 1\nv(0) = 1\n";
+        for (const auto& [stage, from] : std::vector<std::pair<std::string, std::string>>{{"a", "v"}, {"b", "a400"}, {"c", "b400"}}) {
+            staged += stage + "0 = " + from + " : 1\n";
+            for (int k = 1; k <= 400; ++k) {
+                staged += stage + std::to_string(k) + " = " + stage + std::to_string(k - 1) + " + 1 : 1\n";
+            }
+        }
+        refused(staged, "dv/dt is more than 1000 operations deep with its subexpressions substituted", head.size());
 
         // At the limits: 199 brackets, a 400-term sum and a 300-subexpression chain compute the
         // decay dv/dt = -v/ms exactly as the plain text does (the same float operations).

@@ -335,34 +335,45 @@ Typed type(TypeContext& ctx, const ExprPtr& e)
 
 namespace {
 
-double countNodes(const EquationModel& model, const ExprPtr& e, std::map<std::string, double>& counted)
+/// Nodes and levels of an expression with its subexpressions substituted.
+struct Extent {
+    double nodes = 1.0;
+    int depth = 1;
+};
+
+/// Extent of `e`, each subexpression measured once (memoised in `measured`): the recursion only
+/// descends where typeOf() descended first, so no deeper than kMaxExpandedDepth.
+Extent measure(const EquationModel& model, const ExprPtr& e, std::map<std::string, Extent>& measured)
 {
     if (e->kind == NodeKind::Name) {
         const Subexpression* s = model.subexpression(e->name);
         if (s == nullptr || !s->expr) {
-            return 1.0;
+            return {};
         }
-        const auto it = counted.find(e->name);
-        if (it != counted.end()) {
+        const auto it = measured.find(e->name);
+        if (it != measured.end()) {
             return it->second;
         }
-        const double n = countNodes(model, s->expr, counted);
-        counted.emplace(e->name, n);
-        return n;
+        const Extent x = measure(model, s->expr, measured);
+        measured.emplace(e->name, x);
+        return x;
     }
-    double n = 1.0;
+    Extent x;
     for (const ExprPtr& a : e->args) {
-        n += countNodes(model, a, counted);
+        const Extent y = measure(model, a, measured);
+        x.nodes += y.nodes;
+        x.depth = std::max(x.depth, 1 + y.depth);
     }
-    return n;
+    return x;
 }
 
 }  // namespace
 
-double expandedNodes(const EquationModel& model, const ExprPtr& e)
+ExpandedSize expandedSize(const EquationModel& model, const ExprPtr& e)
 {
-    std::map<std::string, double> counted;
-    return countNodes(model, e, counted);
+    std::map<std::string, Extent> measured;
+    const Extent x = measure(model, e, measured);
+    return {x.nodes, x.depth};
 }
 
 Typed typeOf(const EquationModel& model, const ExprPtr& e, const std::string& what)
