@@ -553,6 +553,19 @@ std::string toString(const ExprPtr& e, const NameText& nameText)
     return os.str();
 }
 
+bool mentionsAny(const ExprPtr& e, const std::set<std::string>& names)
+{
+    if (e->kind == NodeKind::Name && names.count(e->name) != 0) {
+        return true;
+    }
+    for (const auto& a : e->args) {
+        if (mentionsAny(a, names)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool mentions(const ExprPtr& e, const std::string& n)
 {
     if (e->kind == NodeKind::Name && e->name == n) {

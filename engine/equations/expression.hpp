@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,8 @@ std::string toString(const ExprPtr& e, const NameText& nameText);
 
 /// Whether name `n` occurs in `e`.
 bool mentions(const ExprPtr& e, const std::string& n);
+/// Whether any of `names` occurs in `e` (one walk).
+bool mentionsAny(const ExprPtr& e, const std::set<std::string>& names);
 
 /// The functions the language knows, with their argument counts.
 int functionArity(const std::string& name);  ///< -1 for an unknown function

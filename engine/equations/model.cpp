@@ -369,11 +369,21 @@ Extent measure(const EquationModel& model, const ExprPtr& e, std::map<std::strin
 
 }  // namespace
 
-ExpandedSize expandedSize(const EquationModel& model, const ExprPtr& e)
+void checkExpanded(const EquationModel& model, const ExprPtr& e, const std::string& what)
 {
     std::map<std::string, Extent> measured;
     const Extent x = measure(model, e, measured);
-    return {x.nodes, x.depth};
+    if (x.depth > kMaxExpandedDepth) {
+        failAt(model.text, e, what + " is more than " + std::to_string(kMaxExpandedDepth) +
+                                  " operations deep with its subexpressions substituted; simplify "
+                                  "the subexpressions it uses");
+    }
+    if (x.nodes > kMaxExpandedNodes) {
+        failAt(model.text, e, what + " grows to more than " + std::to_string(static_cast<long>(kMaxExpandedNodes)) +
+                                  " terms once its subexpressions are substituted (each use of a "
+                                  "subexpression copies it); write the repeated parts as states or "
+                                  "simplify them");
+    }
 }
 
 Typed typeOf(const EquationModel& model, const ExprPtr& e, const std::string& what)

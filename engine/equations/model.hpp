@@ -130,16 +130,13 @@ struct Typed {
 inline constexpr int kMaxExpandedDepth = 1000;
 inline constexpr double kMaxExpandedNodes = 100000.0;
 
-/// Nodes and levels of `e` with every subexpression of `model` substituted (measured, not
-/// built: each subexpression once). `e` must have been typed by typeOf() (no cycles). typeOf()
-/// bounds the levels it walks, but measures each subexpression once too, so a subexpression met
-/// again deep down can still make the substituted tree deeper than kMaxExpandedDepth: the
-/// caller checks `depth`.
-struct ExpandedSize {
-    double nodes = 0.0;
-    int depth = 0;
-};
-ExpandedSize expandedSize(const EquationModel& model, const ExprPtr& e);
+/// Refuses differential equation `e` (named `what`, "dv/dt") when, with every subexpression of
+/// `model` substituted, it is more than kMaxExpandedDepth levels deep or kMaxExpandedNodes
+/// nodes large: measured, not built, each subexpression once. typeOf() bounds the levels it
+/// walks, but it types each subexpression once too, so one met again deep down can still make
+/// the substituted tree deeper. `e` must have been typed by typeOf() (no cycles). Throws
+/// EquationError at `e`.
+void checkExpanded(const EquationModel& model, const ExprPtr& e, const std::string& what);
 
 /// Types `e` under `model`; throws EquationError at the offending node (unknown name, mixed
 /// units, a function of a quantity with units, division by a constant zero, ...). `what` names

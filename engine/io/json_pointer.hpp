@@ -30,4 +30,17 @@ inline std::string escapePointerToken(const std::string& token)
     return out;
 }
 
+/// Levels of modules above the one at model-file pointer `pointer`: its "/children/" and
+/// "/projection" steps (tokens are escaped, so a name cannot contain either).
+inline int moduleDepth(const std::string& pointer)
+{
+    int depth = 0;
+    for (const char* step : {"/children/", "/projection"}) {
+        for (auto at = pointer.find(step); at != std::string::npos; at = pointer.find(step, at + 1)) {
+            ++depth;
+        }
+    }
+    return depth;
+}
+
 }  // namespace spike::engine::io_detail

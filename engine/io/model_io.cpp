@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 
 using io_detail::escapePointerToken;
 using io_detail::fail;
+using io_detail::moduleDepth;
 
 namespace {
 
@@ -336,18 +337,6 @@ void applyToBuiltChild(Module& child, const nlohmann::json& j, const std::string
         }
     }
     applyModuleJson(child, j, pointer, baseDir, true);
-}
-
-/// Levels of modules above the one at `pointer`: its "/children/" and "/projection" steps.
-int moduleDepth(const std::string& pointer)
-{
-    int depth = 0;
-    for (const char* step : {"/children/", "/projection"}) {
-        for (auto at = pointer.find(step); at != std::string::npos; at = pointer.find(step, at + 1)) {
-            ++depth;
-        }
-    }
-    return depth;
 }
 
 std::unique_ptr<Module> buildModule(const nlohmann::json& j, const std::string& pointer,
