@@ -165,6 +165,33 @@ private slots:
         const Tensor drive = randomTensor(Shape{20, 3}, 5, 0, 2);
         QVERIFY(a.forward(drive).identical(b.evolve(drive).output));
         expectError([] { Sequential().forward(Tensor(Shape{2})); }, "Sequential (root): is empty");
+        expectError([&] { seq.append(std::make_unique<ReLU>(5)); },
+                    "cannot append ReLU '3' with input size 5 after Linear '2' with output size 2");
+    }
+
+    void longSequentialKeepsShapeNamesAndLookups()
+    {
+        // 20000 children: each append looks at its neighbours by position and each name is
+        // checked by lookup, so the chain is built in linear time (it took 20 s for 50000 when
+        // every append copied the list of children and compared every name).
+        constexpr std::size_t kChildren = 20000;
+        Sequential seq;
+        for (std::size_t i = 0; i + 1 < kChildren; ++i) {
+            seq.append(std::make_unique<ReLU>(4));
+        }
+        seq.append(std::make_unique<Linear>(4, 2));
+        QCOMPARE(seq.childCount(), kChildren);
+        QCOMPARE(seq.sizeIn(), std::int64_t{4});
+        QCOMPARE(seq.sizeOut(), std::int64_t{2});
+        QCOMPARE(seq.childAt(kChildren - 1).name(), std::string("19999"));
+        QCOMPARE(seq.childAt(kChildren - 1).className(), std::string("Linear"));
+        QCOMPARE(&seq.getSubmodule("12345"), &seq.childAt(12345));
+        QCOMPARE(seq.findChild("20000"), static_cast<Module*>(nullptr));
+        expectError([&] { seq.appendNamed("7", std::make_unique<ReLU>(2)); },
+                    "a child named '7' already exists");
+        expectError([&] { seq.childAt(kChildren); }, "has no child at position 20000 (it has 20000 children)");
+        const Tensor x = randomTensor(Shape{3, 4}, 6, -1, 1);
+        QVERIFY(seq.forward(x).identical(seq.childAt(kChildren - 1).forward(ReLU(4).forward(x))));
     }
 
     void modelFileRoundTripWithModuleList()

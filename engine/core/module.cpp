@@ -159,11 +159,10 @@ Module& Module::insertModule(std::size_t index, const std::string& name,
     if (name.empty() || name.find('.') != std::string::npos) {
         throw Error(where() + ": child name '" + name + "' must be non-empty and contain no '.'");
     }
-    for (const auto& [n, c] : m_children) {
-        if (n == name) {
-            throw Error(where() + ": a child named '" + name + "' already exists");
-        }
+    if (m_childByName.contains(name)) {
+        throw Error(where() + ": a child named '" + name + "' already exists");
     }
+    m_childByName.emplace(name, child.get());
     child->m_name = name;
     child->m_parent = this;
     const auto it = m_children.emplace(m_children.begin() + static_cast<std::ptrdiff_t>(index),
@@ -183,12 +182,8 @@ std::size_t Module::childIndex(const std::string& name) const
 
 Module* Module::findChild(const std::string& name) const
 {
-    for (const auto& [n, child] : m_children) {
-        if (n == name) {
-            return child.get();
-        }
-    }
-    return nullptr;
+    const auto it = m_childByName.find(name);
+    return it == m_childByName.end() ? nullptr : it->second;
 }
 
 void Module::renameChild(const std::string& from, const std::string& to)
@@ -200,12 +195,12 @@ void Module::renameChild(const std::string& from, const std::string& to)
     if (to.empty() || to.find('.') != std::string::npos) {
         throw Error(where() + ": child name '" + to + "' must be non-empty and contain no '.'");
     }
-    for (const auto& [n, c] : m_children) {
-        if (n == to) {
-            throw Error(where() + ": cannot rename '" + from + "' to '" + to +
-                        "': a child named '" + to + "' already exists");
-        }
+    if (m_childByName.contains(to)) {
+        throw Error(where() + ": cannot rename '" + from + "' to '" + to +
+                    "': a child named '" + to + "' already exists");
     }
+    m_childByName.erase(from);
+    m_childByName.emplace(to, m_children[index].second.get());
     m_children[index].first = to;
     m_children[index].second->m_name = to;
 }
@@ -214,6 +209,7 @@ std::unique_ptr<Module> Module::removeModule(const std::string& name)
 {
     for (auto it = m_children.begin(); it != m_children.end(); ++it) {
         if (it->first == name) {
+            m_childByName.erase(name);  // first: `name` may be it->first itself
             std::unique_ptr<Module> out = std::move(it->second);
             m_children.erase(it);
             out->m_parent = nullptr;
@@ -222,6 +218,15 @@ std::unique_ptr<Module> Module::removeModule(const std::string& name)
         }
     }
     throw Error(where() + ": has no child named '" + name + "'");
+}
+
+Module& Module::childAt(std::size_t index) const
+{
+    if (index >= m_children.size()) {
+        throw Error(where() + ": has no child at position " + std::to_string(index) + " (it has " +
+                    std::to_string(m_children.size()) + " children)");
+    }
+    return *m_children[index].second;
 }
 
 std::vector<std::pair<std::string, Module*>> Module::namedChildren() const
@@ -257,13 +262,7 @@ Module& Module::getSubmodule(const std::string& path) const
         const std::size_t dot = path.find('.', start);
         const std::string step =
             path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-        const Module* next = nullptr;
-        for (const auto& [n, c] : current->m_children) {
-            if (n == step) {
-                next = c.get();
-                break;
-            }
-        }
+        const Module* next = current->findChild(step);
         if (next == nullptr) {
             std::string names;
             for (const auto& [n, c] : current->m_children) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -184,6 +185,9 @@ public:
     Module* findChild(const std::string& name) const;
     std::vector<std::pair<std::string, Module*>> namedChildren() const;
     std::size_t childCount() const { return m_children.size(); }
+    /// The child at position `index` (its name is childAt(index).name()), without copying the
+    /// list as namedChildren() does; throws Error past the end.
+    Module& childAt(std::size_t index) const;
     /// This module ("") and all descendants with dotted paths, depth-first in insertion order.
     std::vector<std::pair<std::string, Module*>> namedModules() const;
     /// Descendant at a dotted path ("" is this module). Throws Error naming the missing step.
@@ -361,6 +365,9 @@ private:
     std::string m_name;
     Module* m_parent = nullptr;
     std::vector<std::pair<std::string, std::unique_ptr<Module>>> m_children;
+    /// m_children by name, for findChild() and the uniqueness checks (a linear search per added
+    /// child made building a module of n children cost n^2 name compares).
+    std::unordered_map<std::string, Module*> m_childByName;
     std::vector<std::int64_t> m_shape;
     bool m_spikingInput = false;
     bool m_spikingOutput = false;

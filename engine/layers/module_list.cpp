@@ -32,12 +32,11 @@ Module& ModuleList::appendNamed(const std::string& name, std::unique_ptr<Module>
 
 Module& ModuleList::at(std::size_t i) const
 {
-    const auto children = namedChildren();
-    if (i >= children.size()) {
+    if (i >= childCount()) {
         throw Error(where() + ": index " + std::to_string(i) + " is out of range (size " +
-                    std::to_string(children.size()) + ")");
+                    std::to_string(childCount()) + ")");
     }
-    return *children[i].second;
+    return childAt(i);
 }
 
 void ModuleList::noForward() const
