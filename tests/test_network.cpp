@@ -476,6 +476,70 @@ private Q_SLOTS:
         net->renameConnection("forward", "a_to_b");
         QCOMPARE(modelToJson(*net).dump(), modelToJson(*reference).dump());
     }
+
+    void cycleTestAndLookupsFollowEveryEdit()
+    {
+        // The names and cycle edges Network keeps beside its lists (connection_index.cpp) must
+        // follow renames, removals and insertions at a position, or a cycle would run undelayed.
+        Network net(0, 0);
+        for (const char* name : {"a", "b", "c", "d"}) {
+            net.addNode(name, std::make_unique<LIF>(2, 2));
+        }
+        net.connect("a", "b");
+        net.connect("b", "c");
+        net.renameNode("b", "x");
+        QCOMPARE(&net.getSubmodule("x"), &net.childAt(1));
+        QCOMPARE(net.findChild("b"), static_cast<Module*>(nullptr));
+        QVERIFY(net.connect("c", "a").delayed);  // a -> x -> c -> a, through the renamed node
+        expectError([&] { net.connect("c", "x", nullptr, "back", false); },
+                    "connection 'back' from 'c.spikes' (size 2) to 'x.in' (size 2) closes a cycle");
+        net.disconnect("c_to_a");
+        net.disconnect("b_to_c");
+        QVERIFY(!net.connect("c", "a").delayed);  // x no longer reaches c
+        net.connect("x", "d", nullptr, "late", true);
+        QVERIFY(!net.connect("d", "a").delayed);  // only through a delayed connection
+        // Positions after an insertion at the front and a removal from the middle.
+        net.insertConnection(0, "d", "c", nullptr, "first");
+        net.disconnect("late");
+        for (std::size_t i = 0; i < net.connections().size(); ++i) {
+            const std::string& name = net.connections()[i].name;
+            QCOMPARE(net.connectionIndex(name), i);
+            QCOMPARE(net.findConnection(name), &net.connections()[i]);
+        }
+        QCOMPARE(net.findConnection("late"), static_cast<const Connection*>(nullptr));
+        net.renameConnection("first", "d_into_c");
+        QCOMPARE(net.connectionIndex("d_into_c"), std::size_t{0});
+        expectError([&] { (void)net.connectionIndex("first"); }, "no connection 'first'");
+        expectError([&] { net.addNode("d_into_c", std::make_unique<LIF>(2, 2)); },
+                    "'d_into_c' already names a connection");
+        // Removing a node drops its connections and edges: c -> a closes no cycle through d.
+        std::unique_ptr<Module> d = net.removeNode("d");
+        QCOMPARE(net.findChild("d"), static_cast<Module*>(nullptr));
+        QCOMPARE(net.connectionIndex("c_to_a"), std::size_t{1});
+        net.insertNode(0, "d", std::move(d));
+        QCOMPARE(net.childAt(0).name(), std::string("d"));
+        QVERIFY(net.connect("a", "d").delayed == false);
+        QVERIFY(net.connect("d", "c").delayed);  // c -> a -> d -> c
+    }
+
+    void longChainLoadsAndItsClosingConnectionIsDelayed()
+    {
+        // 5000 nodes in a chain, connected in file order, then the last back to the first: the
+        // cycle is found across the whole chain (each connection's cycle test walks only what
+        // its target reaches, so building the chain costs linear time).
+        constexpr int kNodes = 5000;
+        Network net(0, 0);
+        for (int i = 0; i < kNodes; ++i) {
+            net.addNode("n" + std::to_string(i), std::make_unique<LIF>(1, 1));
+        }
+        for (int i = 0; i + 1 < kNodes; ++i) {
+            QVERIFY(!net.connect("n" + std::to_string(i), "n" + std::to_string(i + 1)).delayed);
+        }
+        const Connection& back = net.connect("n" + std::to_string(kNodes - 1), "n0");
+        QVERIFY(back.delayed);
+        QCOMPARE(net.connectionIndex(back.name), static_cast<std::size_t>(kNodes - 1));
+        QCOMPARE(net.nodes().size(), static_cast<std::size_t>(kNodes));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNetwork)

@@ -6,7 +6,6 @@
 #include "engine/runtime/run_loop.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <set>
 #include <sstream>
 
@@ -202,6 +201,7 @@ void Network::renameNode(const std::string& from, const std::string& to)
         return;
     }
     checkNewName(to, "node");
+    m_index.renameNode(from, to);
     for (auto& c : m_connections) {
         for (Endpoint* e : {&c.from, &c.to}) {
             if (e->node == from) {
@@ -223,6 +223,7 @@ void Network::renameConnection(const std::string& from, const std::string& to)
     if (c.hasProjection) {
         renameChild(from, to);
     }
+    m_index.renameConnection(from, to);
     c.name = to;
     if (const auto it = m_delayedValues.find(from); it != m_delayedValues.end()) {
         std::vector<float> value = std::move(it->second);
@@ -233,10 +234,8 @@ void Network::renameConnection(const std::string& from, const std::string& to)
 
 std::size_t Network::connectionIndex(const std::string& name) const
 {
-    for (std::size_t i = 0; i < m_connections.size(); ++i) {
-        if (m_connections[i].name == name) {
-            return i;
-        }
+    if (const std::ptrdiff_t at = m_index.find(name); at >= 0) {
+        return static_cast<std::size_t>(at);
     }
     throw Error(where() + ": no connection '" + name + "'");
 }
@@ -273,12 +272,8 @@ std::vector<std::pair<std::string, Module*>> Network::nodes() const
 
 const Connection* Network::findConnection(const std::string& name) const
 {
-    for (const auto& c : m_connections) {
-        if (c.name == name) {
-            return &c;
-        }
-    }
-    return nullptr;
+    const std::ptrdiff_t at = m_index.find(name);
+    return at < 0 ? nullptr : &m_connections[static_cast<std::size_t>(at)];
 }
 
 Projection* Network::projection(const std::string& name) const
@@ -370,31 +365,7 @@ std::pair<Endpoint, PortSpec> Network::resolveBoundary(const std::string& text, 
 
 bool Network::nameTaken(const std::string& name) const
 {
-    if (findConnection(name) != nullptr) {
-        return true;
-    }
-    const auto children = namedChildren();
-    return std::any_of(children.begin(), children.end(),
-                       [&](const auto& c) { return c.first == name; });
-}
-
-bool Network::reaches(const std::string& fromNode, const std::string& toNode) const
-{
-    std::set<std::string> seen{fromNode};
-    std::deque<std::string> queue{fromNode};
-    while (!queue.empty()) {
-        const std::string n = queue.front();
-        queue.pop_front();
-        if (n == toNode) {
-            return true;
-        }
-        for (const auto& c : m_connections) {
-            if (!c.delayed && c.from.node == n && !c.to.node.empty() && seen.insert(c.to.node).second) {
-                queue.push_back(c.to.node);
-            }
-        }
-    }
-    return false;
+    return m_index.find(name) >= 0 || findChild(name) != nullptr;
 }
 
 const Connection& Network::connect(const std::string& from, const std::string& to,
@@ -449,7 +420,7 @@ const Connection& Network::insertConnection(std::size_t index, const std::string
     }
 
     const bool closesCycle =
-        !src.node.empty() && !dst.node.empty() && reaches(dst.node, src.node);
+        !src.node.empty() && !dst.node.empty() && m_index.reaches(dst.node, src.node);
     if (delayed.has_value() && !*delayed && closesCycle) {
         throw Error(where() + ": connection '" + connName + "' from " + ends +
                     " closes a cycle and must be delayed by one step");
@@ -465,6 +436,7 @@ const Connection& Network::insertConnection(std::size_t index, const std::string
     }
     const auto it =
         m_connections.insert(m_connections.begin() + static_cast<std::ptrdiff_t>(index), c);
+    m_index.inserted(m_connections, index);
     return *it;
 }
 
@@ -486,9 +458,8 @@ void Network::onResetState()
 
 std::unique_ptr<Projection> Network::disconnect(const std::string& name)
 {
-    const auto it = std::find_if(m_connections.begin(), m_connections.end(),
-                                 [&](const Connection& c) { return c.name == name; });
-    if (it == m_connections.end()) {
+    const std::ptrdiff_t found = m_index.find(name);
+    if (found < 0) {
         std::string names;
         for (const auto& c : m_connections) {
             names += (names.empty() ? "'" : ", '") + c.name + "'";
@@ -496,13 +467,16 @@ std::unique_ptr<Projection> Network::disconnect(const std::string& name)
         throw Error(where() + ": no connection '" + name + "' (connections: " +
                     (names.empty() ? std::string("none") : names) + ")");
     }
-    const bool owned = it->hasProjection;
-    m_connections.erase(it);
-    m_delayedValues.erase(name);
-    if (!owned) {
+    const auto at = static_cast<std::size_t>(found);
+    const Connection removed = m_connections[at];
+    m_connections.erase(m_connections.begin() + found);
+    m_index.erased(m_connections, at, removed);
+    // From here `removed.name`: `name` may have been the erased connection's own.
+    m_delayedValues.erase(removed.name);
+    if (!removed.hasProjection) {
         return nullptr;
     }
-    std::unique_ptr<Module> child = removeModule(name);
+    std::unique_ptr<Module> child = removeModule(removed.name);
     return std::unique_ptr<Projection>(static_cast<Projection*>(child.release()));
 }
 

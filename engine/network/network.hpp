@@ -23,6 +23,7 @@
 #include "engine/core/graph.hpp"
 #include "engine/core/module.hpp"
 #include "engine/core/projection.hpp"
+#include "engine/network/connection_index.hpp"
 
 #include <cstdint>
 #include <map>
@@ -131,8 +132,6 @@ private:
     /// Throws Error unless `name` may name a new node or connection (`what`: "node" or
     /// "connection").
     void checkNewName(const std::string& name, const std::string& what) const;
-    /// Whether `to` reaches `from` through undelayed connections (so from → to closes a cycle).
-    bool reaches(const std::string& fromNode, const std::string& toNode) const;
 
     /// The boundary endpoint `text` ("in", "in.exc", "out", "out.rate") with its slice.
     std::pair<Endpoint, PortSpec> resolveBoundary(const std::string& text, bool asSource) const;
@@ -140,6 +139,7 @@ private:
     std::vector<BoundaryPort> m_inPorts;
     std::vector<BoundaryPort> m_outPorts;
     std::vector<Connection> m_connections;
+    ConnectionIndex m_index;  ///< m_connections' names and undelayed edges
     std::map<std::string, std::vector<float>> m_delayedValues;  ///< connection → last value
 };
 
