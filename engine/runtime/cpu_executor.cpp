@@ -154,9 +154,18 @@ public:
 
     std::vector<ProbeInfo> setProbes(const std::vector<ProbeRequest>& requests) override
     {
+        // The traces gathered once, not per request (a copy per probe made a probe per node of a
+        // network of n nodes cost n^2).
+        std::vector<std::vector<TraceInfo>> traces;
+        traces.reserve(m_nodes.size());
+        for (const NodeBuffers& b : m_nodes) {
+            traces.push_back(b.traces);
+        }
         std::vector<ResolvedProbe> resolved;
         for (const ProbeRequest& r : requests) {
-            resolved.push_back(resolve(r));
+            ResolvedProbe p;
+            static_cast<ProbeTarget&>(p) = resolveProbeTarget(m_plan, traces, r);
+            resolved.push_back(std::move(p));
         }
         for (auto& b : m_nodes) {
             for (auto& rows : b.traceRows) {
@@ -555,17 +564,6 @@ private:
                 }
             }
         }
-    }
-
-    ResolvedProbe resolve(const ProbeRequest& r) const
-    {
-        std::vector<std::vector<TraceInfo>> traces;
-        for (const NodeBuffers& b : m_nodes) {
-            traces.push_back(b.traces);
-        }
-        ResolvedProbe out;
-        static_cast<ProbeTarget&>(out) = resolveProbeTarget(m_plan, traces, r);
-        return out;
     }
 
     static constexpr int kMaxThreads = 1024;

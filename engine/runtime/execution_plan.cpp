@@ -148,19 +148,25 @@ std::vector<std::vector<int>> components(const ExecutionPlan& plan)
 /// Throws Error naming a connection of any undelayed cycle.
 std::vector<int> undelayedOrder(const ExecutionPlan& plan, const std::vector<int>& members)
 {
-    std::map<int, int> indegree;
+    // Per node: -1 outside `members`, else its undelayed in-degree from members. Each edge is
+    // met twice in all (counted, then followed from its source's list), so ordering a network
+    // of n nodes costs O(n + edges), not n x edges.
+    std::vector<int> indegree(plan.nodes.size(), -1);
     for (int m : members) {
-        indegree[m] = 0;
+        indegree[static_cast<std::size_t>(m)] = 0;
     }
+    const auto member = [&](int i) { return indegree[static_cast<std::size_t>(i)] >= 0; };
+    std::vector<std::vector<int>> next(plan.nodes.size());
     for (const PlanEdge& e : plan.edges) {
-        if (!e.delayed && indegree.count(e.from) != 0 && indegree.count(e.to) != 0) {
-            ++indegree[e.to];
+        if (!e.delayed && member(e.from) && member(e.to)) {
+            ++indegree[static_cast<std::size_t>(e.to)];
+            next[static_cast<std::size_t>(e.from)].push_back(e.to);
         }
     }
     std::vector<int> order;
-    std::set<int> ready;
-    for (const auto& [m, d] : indegree) {
-        if (d == 0) {
+    std::set<int> ready;  // the lowest index first
+    for (int m : members) {
+        if (indegree[static_cast<std::size_t>(m)] == 0) {
             ready.insert(m);
         }
     }
@@ -168,16 +174,17 @@ std::vector<int> undelayedOrder(const ExecutionPlan& plan, const std::vector<int
         const int v = *ready.begin();
         ready.erase(ready.begin());
         order.push_back(v);
-        for (const PlanEdge& e : plan.edges) {
-            if (!e.delayed && e.from == v && indegree.count(e.to) != 0 && --indegree[e.to] == 0) {
-                ready.insert(e.to);
+        for (int to : next[static_cast<std::size_t>(v)]) {
+            if (--indegree[static_cast<std::size_t>(to)] == 0) {
+                ready.insert(to);
             }
         }
     }
     if (order.size() != members.size()) {
         for (const PlanEdge& e : plan.edges) {
-            if (!e.delayed && indegree.count(e.from) != 0 && indegree.count(e.to) != 0 &&
-                indegree[e.to] > 0 && indegree[e.from] > 0) {
+            if (!e.delayed && member(e.from) && member(e.to) &&
+                indegree[static_cast<std::size_t>(e.to)] > 0 &&
+                indegree[static_cast<std::size_t>(e.from)] > 0) {
                 throw Error("connection '" + e.path + "' (" + plan.nodes[static_cast<std::size_t>(e.from)].path +
                             " to " + plan.nodes[static_cast<std::size_t>(e.to)].path +
                             ") is part of a cycle of undelayed connections; mark one connection "
@@ -261,12 +268,14 @@ ExecutionPlan compilePlan(Module& root, const PlanOptions& options)
     if (options.lockStepAll) {
         plan.groups.push_back({global, true});
     } else {
-        for (const std::vector<int>& comp : components(plan)) {
-            bool selfLoop = false;
-            for (const PlanEdge& e : plan.edges) {
-                selfLoop = selfLoop || (e.from == comp.front() && e.to == comp.front());
+        std::vector<bool> selfLoop(plan.nodes.size(), false);
+        for (const PlanEdge& e : plan.edges) {
+            if (e.from == e.to) {
+                selfLoop[static_cast<std::size_t>(e.from)] = true;
             }
-            if (comp.size() == 1 && !selfLoop) {
+        }
+        for (const std::vector<int>& comp : components(plan)) {
+            if (comp.size() == 1 && !selfLoop[static_cast<std::size_t>(comp.front())]) {
                 plan.groups.push_back({comp, false});
             } else {
                 plan.groups.push_back({undelayedOrder(plan, comp), true});
