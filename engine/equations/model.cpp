@@ -70,11 +70,19 @@ namespace {
     throw EquationError(locate(text, e->position) + ": " + what, e->position, e->length);
 }
 
+/// The refusal of `what` when it is more than kMaxExpandedDepth operations deep with its
+/// subexpressions substituted (found by type() or by checkExpanded()).
+std::string tooDeep(const std::string& what)
+{
+    return what + " is more than " + std::to_string(kMaxExpandedDepth) +
+           " operations deep with its subexpressions substituted; simplify the subexpressions it uses";
+}
+
 struct TypeContext {
     const EquationModel& model;
     const std::string& what;
     std::vector<std::string> visiting;  ///< subexpressions being typed (cycle detection)
-    std::vector<std::string> typed;     ///< subexpressions typed already (each once, not once per use)
+    std::set<std::string> typed;        ///< subexpressions typed already (each once, not once per use)
     int depth = 0;                      ///< type() calls alive: the depth with subexpressions substituted
 };
 
@@ -127,11 +135,11 @@ Typed typeName(TypeContext& ctx, const ExprPtr& e)
         if (std::find(ctx.visiting.begin(), ctx.visiting.end(), e->name) != ctx.visiting.end()) {
             failAt(m.text, e, "subexpression '" + e->name + "' is defined in terms of itself");
         }
-        if (s->expr && std::find(ctx.typed.begin(), ctx.typed.end(), e->name) == ctx.typed.end()) {
+        if (s->expr && !ctx.typed.contains(e->name)) {
             ctx.visiting.push_back(e->name);
             type(ctx, s->expr);
             ctx.visiting.pop_back();
-            ctx.typed.push_back(e->name);
+            ctx.typed.insert(e->name);
         }
         return {s->dim};
     }
@@ -306,9 +314,7 @@ Typed type(TypeContext& ctx, const ExprPtr& e)
 {
     const TypeDepth level(ctx);
     if (ctx.depth > kMaxExpandedDepth) {
-        failAt(ctx.model.text, e, ctx.what + " is more than " + std::to_string(kMaxExpandedDepth) +
-                                      " operations deep with its subexpressions substituted; "
-                                      "simplify the subexpressions it uses");
+        failAt(ctx.model.text, e, tooDeep(ctx.what));
     }
     switch (e->kind) {
     case NodeKind::Number:
@@ -330,10 +336,6 @@ Typed type(TypeContext& ctx, const ExprPtr& e)
     }
     return {};
 }
-
-}  // namespace
-
-namespace {
 
 /// Nodes and levels of an expression with its subexpressions substituted.
 struct Extent {
@@ -374,9 +376,7 @@ void checkExpanded(const EquationModel& model, const ExprPtr& e, const std::stri
     std::map<std::string, Extent> measured;
     const Extent x = measure(model, e, measured);
     if (x.depth > kMaxExpandedDepth) {
-        failAt(model.text, e, what + " is more than " + std::to_string(kMaxExpandedDepth) +
-                                  " operations deep with its subexpressions substituted; simplify "
-                                  "the subexpressions it uses");
+        failAt(model.text, e, tooDeep(what));
     }
     if (x.nodes > kMaxExpandedNodes) {
         failAt(model.text, e, what + " grows to more than " + std::to_string(static_cast<long>(kMaxExpandedNodes)) +
