@@ -243,6 +243,27 @@ private slots:
         QVERIFY_EXCEPTION_THROWN(pop.setParameter("tau", taus, 2), spike::engine::Error);
     }
 
+    void manyParametersAreEachFoundByName()
+    {
+        // 3000 declared parameters (found by name through an index, not a search per name):
+        // setting the last one by name drives v, setting another leaves v alone.
+        std::string text = "dv/dt = (p2999 - v)/(10*ms) : volt\nv(0) = 0*mV\nmethod: euler\n";
+        for (int i = 0; i < 3000; ++i) {
+            text += "p" + std::to_string(i) + " = " + std::to_string(i) + "*mV : volt\n";
+        }
+        Population pop(compileModel(parseModel(text), 1e-3), 2);
+        const float drive[2] = {1.0F, -1.0F};
+        const float other[2] = {5.0F, 5.0F};
+        pop.setParameter("p2999", drive, 2);
+        pop.setParameter("p1500", other, 2);
+        pop.parametersChanged();
+        pop.initialise();
+        pop.step(nullptr, 0.0);
+        QVERIFY(std::abs(pop.state(0)[0] - 0.1F) < 1e-7F);  // euler: 0 + 1 ms x (1 - 0) / 10 ms
+        QVERIFY(std::abs(pop.state(0)[1] + 0.1F) < 1e-7F);
+        QVERIFY_EXCEPTION_THROWN(pop.setParameter("p3000", drive, 2), spike::engine::Error);
+    }
+
     void deepAndExplodingTextsAreRefused()
     {
         // Pasted or generated texts thousands of levels deep once overflowed the stack (a crash

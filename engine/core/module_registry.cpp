@@ -16,10 +16,12 @@ AttributeId Module::addAttribute(AttributeSpec spec)
     if (!spec.init) {
         throw Error(className() + ": attribute '" + spec.name + "' has no init function");
     }
+    const int index = static_cast<int>(m_slots.size());
+    m_slotByName.emplace(spec.name, index);
     Slot slot;
     slot.spec = std::move(spec);
     m_slots.push_back(std::move(slot));
-    return AttributeId{static_cast<int>(m_slots.size()) - 1};
+    return AttributeId{index};
 }
 
 void Module::finishRegistration(const AttributeMap& initial)
@@ -55,12 +57,8 @@ void Module::finishRegistration(const AttributeMap& initial)
 
 int Module::findSlot(const std::string& name) const
 {
-    for (std::size_t i = 0; i < m_slots.size(); ++i) {
-        if (m_slots[i].spec.name == name) {
-            return static_cast<int>(i);
-        }
-    }
-    return -1;
+    const auto it = m_slotByName.find(name);
+    return it == m_slotByName.end() ? -1 : it->second;
 }
 
 const Tensor& Module::value(AttributeId id) const

@@ -139,15 +139,14 @@ struct PendingLine {
     std::string doc;
 };
 
-Dimension readUnit(const std::string& text, Span unit, const std::string& name)
+Dimension readUnit(const EquationModel& unitsOnly, Span unit, const std::string& name)
 {
+    const std::string& text = unitsOnly.text;
     if (unit.empty()) {
         fail(text, "'" + name + "' needs a unit after ':' (volt, amp, siemens, second, 1, ...)", unit.begin, 1);
     }
     const ExprPtr e = parseExpression({&text, unit.begin, unit.end});
-    EquationModel none;
-    none.text = text;
-    const Typed t = typeOf(none, e, "the unit of " + name);
+    const Typed t = typeOf(unitsOnly, e, "the unit of " + name);
     if (!t.constant || t.boolean) {
         fail(text, "the unit of '" + name + "' must be made of unit names, e.g. volt or amp/metre**2",
              unit.begin, unit.end - unit.begin);
@@ -170,6 +169,7 @@ EquationModel parseModel(const std::string& text)
     std::vector<PendingLine> pending;
     std::set<std::string> declared;
     EquationModel unitsOnly;  ///< no names, only units: types values made of numbers and units
+    unitsOnly.text = text;    // once, not once per line (20000 lines copied it 40000 times)
     struct Keyword {
         std::string word;
         Span body;
@@ -318,7 +318,7 @@ EquationModel parseModel(const std::string& text)
             continue;
         }
         const std::string name = str(s, p.name);
-        const Dimension dim = readUnit(s, p.unit, name);
+        const Dimension dim = readUnit(unitsOnly, p.unit, name);
         const FlagSet flags = readFlags(p);
         const auto flagError = [&](const std::pair<std::string, Span>& f, const std::string& why) {
             fail(s, "flag '" + f.first + "' " + why, f.second.begin, f.second.end - f.second.begin);
@@ -366,8 +366,7 @@ EquationModel parseModel(const std::string& text)
             sub.position = p.name.begin;
             sub.expr = parseExpression({&s, p.expr.begin, p.expr.end});
             // A value made of numbers and units only is a parameter a person can change (a
-            // declared name shadows a unit). The text is copied once, not once per line.
-            unitsOnly.text = unitsOnly.text.empty() ? s : unitsOnly.text;
+            // declared name shadows a unit).
             bool constant = !mentionsAny(sub.expr, declared);
             try {
                 constant = constant && typeOf(unitsOnly, sub.expr, name).constant;

@@ -26,6 +26,9 @@ Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(
     for (std::size_t k = 0; k < m_model.model.parameters.size(); ++k) {
         const auto slot = static_cast<std::size_t>(m_model.parameterSlots[k]);
         m_arrays[slot][0] = static_cast<float>(m_model.model.parameters[k].value);
+        if (!m_model.model.parameters[k].input) {
+            m_parameterIndex.emplace(m_model.model.parameters[k].name, k);
+        }
     }
     for (const std::string& input : m_model.model.inputs) {
         for (std::size_t s = 0; s < m_model.slotInfo.size(); ++s) {
@@ -45,21 +48,17 @@ Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(
 
 void Population::setParameter(const std::string& name, const float* values, std::int64_t count)
 {
-    const auto& params = m_model.model.parameters;
-    for (std::size_t k = 0; k < params.size(); ++k) {
-        if (params[k].name != name || params[k].input) {
-            continue;
-        }
-        if (count != 1 && count != m_n) {
-            throw Error("parameter '" + name + "': expected 1 or " + std::to_string(m_n) + " values, got " +
-                        std::to_string(count));
-        }
-        const auto slot = static_cast<std::size_t>(m_model.parameterSlots[k]);
-        m_arrays[slot].assign(values, values + count);
-        m_bind[slot] = {m_arrays[slot].data(), count != 1};
-        return;
+    const auto it = m_parameterIndex.find(name);
+    if (it == m_parameterIndex.end()) {
+        throw Error("'" + name + "' is not a parameter of this model");
     }
-    throw Error("'" + name + "' is not a parameter of this model");
+    if (count != 1 && count != m_n) {
+        throw Error("parameter '" + name + "': expected 1 or " + std::to_string(m_n) + " values, got " +
+                    std::to_string(count));
+    }
+    const auto slot = static_cast<std::size_t>(m_model.parameterSlots[it->second]);
+    m_arrays[slot].assign(values, values + count);
+    m_bind[slot] = {m_arrays[slot].data(), count != 1};
 }
 
 void Population::parametersChanged()

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace spike::engine::equations {
@@ -79,6 +80,9 @@ private:
     std::vector<float> m_registers;
     std::vector<float> m_zeros;  ///< an input nobody wires
     std::vector<std::size_t> m_inputSlots;  ///< slot of model.inputs[k]
+    /// model.parameters' index by name, inputs left out (setParameter() once per parameter of
+    /// a model with thousands of them would otherwise search them all each time).
+    std::unordered_map<std::string, std::size_t> m_parameterIndex;
     // Native code of the step program (native.hpp) for the slot layout m_nativeLayout.
     bool nativeMatches() const;
     void considerNative();
