@@ -2,16 +2,16 @@
 // each question costs by what it touches, not by the size of the network: whether a name is a
 // connection's, and whether one node reaches another through undelayed connections (the cycle
 // test each new connection makes). Before it, both walked every connection, so loading a network
-// file of n connections cost n^2 (10000 LIF nodes in a chain: 4.5 s to load, 13 s to run 100
-// steps; now well under a second).
+// file of n connections cost n^2 (10000 LIF nodes in a chain: 4.5 s to load and 13 s to run 100
+// steps before; 1.2 s and 1.6 s with this index and the plan's successor lists).
 // Thread: owned by its Network's owner, like the Network.
 #pragma once
 
 #include "engine/core/graph.hpp"
 
+#include <cstddef>
 #include <string>
 #include <unordered_map>
-#include <cstddef>
 #include <vector>
 
 namespace spike::engine {
