@@ -264,6 +264,43 @@ private slots:
         QVERIFY_EXCEPTION_THROWN(pop.setParameter("p3000", drive, 2), spike::engine::Error);
     }
 
+    void manyStatesAreCheckedAndFoundByName()
+    {
+        // 300 states, each looked up by name through the model's index: an initial value that
+        // uses later states names the first of them in declaration order, whatever order the
+        // expression writes them in.
+        std::string text = "dv/dt = -v/(10*ms) : volt\nv(0) = 0*mV\nmethod: euler\n";
+        std::string later;  // x5(0) uses states declared after x5
+        std::string earlier;  // x5(0) uses one declared before
+        for (int i = 0; i < 300; ++i) {
+            const std::string x = "x" + std::to_string(i);
+            text += "d" + x + "/dt = -" + x + "/(10*ms) : 1\n";
+            later += x + "(0) = " + (i == 5 ? "x200 + x9 + x7 + x3" : "0") + "\n";
+            earlier += x + "(0) = " + (i == 5 ? "x3 + 1" : "0") + "\n";
+        }
+        const std::string what = errorOf(text + later);
+        QVERIFY2(what.find("x5(0) uses x7, whose initial value is set after it") != std::string::npos, what.c_str());
+
+        EquationModel m = parseModel(text + earlier);
+        QCOMPARE(m.states.size(), std::size_t{301});
+        QCOMPARE(m.stateIndex("x299"), std::ptrdiff_t{300});
+        QCOMPARE(m.kindOf("x150"), NameKind::State);
+        QCOMPARE(m.kindOf("mV"), NameKind::Unit);
+        QCOMPARE(m.kindOf("x300"), NameKind::Unknown);
+        QVERIFY(m.parameter("x150") == nullptr);
+        // Lists edited after parsing: a state added is found by searching until indexNames(); a
+        // state renamed in place is found under its new name once indexed again.
+        StateVariable late = m.states.back();
+        late.name = "late";
+        m.states.push_back(late);
+        QCOMPARE(m.stateIndex("late"), std::ptrdiff_t{301});
+        m.states[1].name = "renamed";
+        m.indexNames();
+        QCOMPARE(m.stateIndex("renamed"), std::ptrdiff_t{1});
+        QVERIFY(m.state("x0") == nullptr);
+        QCOMPARE(m.kindOf("late"), NameKind::State);
+    }
+
     void deepAndExplodingTextsAreRefused()
     {
         // Pasted or generated texts thousands of levels deep once overflowed the stack (a crash

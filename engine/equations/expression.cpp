@@ -566,6 +566,16 @@ bool mentionsAny(const ExprPtr& e, const std::set<std::string>& names)
     return false;
 }
 
+void forEachName(const ExprPtr& e, const std::function<void(const std::string&)>& f)
+{
+    if (e->kind == NodeKind::Name) {
+        f(e->name);
+    }
+    for (const auto& a : e->args) {
+        forEachName(a, f);
+    }
+}
+
 bool mentions(const ExprPtr& e, const std::string& n)
 {
     if (e->kind == NodeKind::Name && e->name == n) {

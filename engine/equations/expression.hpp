@@ -98,6 +98,8 @@ std::string toString(const ExprPtr& e, const NameText& nameText);
 bool mentions(const ExprPtr& e, const std::string& n);
 /// Whether any of `names` occurs in `e` (one walk).
 bool mentionsAny(const ExprPtr& e, const std::set<std::string>& names);
+/// Calls f(name) for each name node of `e`, in the order written (a name used twice: twice).
+void forEachName(const ExprPtr& e, const std::function<void(const std::string&)>& f);
 
 /// The functions the language knows, with their argument counts.
 int functionArity(const std::string& name);  ///< -1 for an unknown function

@@ -13,57 +13,32 @@
 
 namespace spike::engine::equations {
 
-const StateVariable* EquationModel::state(const std::string& n) const
-{
-    for (const auto& s : states) {
-        if (s.name == n) {
-            return &s;
-        }
-    }
-    return nullptr;
-}
-
-const Parameter* EquationModel::parameter(const std::string& n) const
-{
-    for (const auto& p : parameters) {
-        if (p.name == n) {
-            return &p;
-        }
-    }
-    return nullptr;
-}
-
-const Subexpression* EquationModel::subexpression(const std::string& n) const
-{
-    for (const auto& s : subexpressions) {
-        if (s.name == n) {
-            return &s;
-        }
-    }
-    return nullptr;
-}
-
-NameKind EquationModel::kindOf(const std::string& n) const
-{
-    if (state(n) != nullptr) {
-        return NameKind::State;
-    }
-    if (parameter(n) != nullptr) {
-        return NameKind::Parameter;
-    }
-    if (subexpression(n) != nullptr) {
-        return NameKind::Subexpression;
-    }
-    if (n == "t" || n == "dt") {
-        return NameKind::Time;
-    }
-    if (namedUnit(n)) {
-        return NameKind::Unit;
-    }
-    return NameKind::Unknown;
-}
-
 namespace {
+
+/// Position of the entry of `list` called `n`: through `index` when given (the entry at the indexed
+/// position renamed since indexNames(): by searching), else by searching; -1 when there is none.
+template <typename T, typename Index>
+std::ptrdiff_t positionOf(const std::vector<T>& list, const Index* index, NameKind kind, const std::string& n)
+{
+    if (index != nullptr) {
+        const auto it = index->find(n);
+        if (it == index->end()) {
+            return -1;
+        }
+        if (it->second.kind != kind) {
+            return -1;  // another kind of name
+        }
+        if (list[it->second.position].name == n) {
+            return static_cast<std::ptrdiff_t>(it->second.position);
+        }
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i].name == n) {
+            return static_cast<std::ptrdiff_t>(i);
+        }
+    }
+    return -1;
+}
 
 [[noreturn]] void failAt(const std::string& text, const ExprPtr& e, const std::string& what)
 {
@@ -370,6 +345,85 @@ Extent measure(const EquationModel& model, const ExprPtr& e, std::map<std::strin
 }
 
 }  // namespace
+
+void EquationModel::indexNames()
+{
+    m_names.clear();
+    m_names.reserve(states.size() + parameters.size() + subexpressions.size());
+    // Declared names are unique (parseModel() refuses a second one); were one repeated, the
+    // first kept here is the one the searches below would find.
+    for (std::size_t i = 0; i < states.size(); ++i) {
+        m_names.try_emplace(states[i].name, Indexed{NameKind::State, i});
+    }
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        m_names.try_emplace(parameters[i].name, Indexed{NameKind::Parameter, i});
+    }
+    for (std::size_t i = 0; i < subexpressions.size(); ++i) {
+        m_names.try_emplace(subexpressions[i].name, Indexed{NameKind::Subexpression, i});
+    }
+    m_indexedStates = states.size();
+    m_indexedParameters = parameters.size();
+    m_indexedSubexpressions = subexpressions.size();
+    m_indexed = true;
+}
+
+const std::unordered_map<std::string, EquationModel::Indexed>* EquationModel::names() const
+{
+    const bool current = m_indexed && m_indexedStates == states.size() &&
+                         m_indexedParameters == parameters.size() &&
+                         m_indexedSubexpressions == subexpressions.size();
+    return current ? &m_names : nullptr;
+}
+
+
+std::ptrdiff_t EquationModel::stateIndex(const std::string& n) const
+{
+    return positionOf(states, names(), NameKind::State, n);
+}
+
+const StateVariable* EquationModel::state(const std::string& n) const
+{
+    const std::ptrdiff_t i = stateIndex(n);
+    return i < 0 ? nullptr : &states[static_cast<std::size_t>(i)];
+}
+
+StateVariable* EquationModel::state(const std::string& n)
+{
+    const std::ptrdiff_t i = stateIndex(n);
+    return i < 0 ? nullptr : &states[static_cast<std::size_t>(i)];
+}
+
+const Parameter* EquationModel::parameter(const std::string& n) const
+{
+    const std::ptrdiff_t i = positionOf(parameters, names(), NameKind::Parameter, n);
+    return i < 0 ? nullptr : &parameters[static_cast<std::size_t>(i)];
+}
+
+const Subexpression* EquationModel::subexpression(const std::string& n) const
+{
+    const std::ptrdiff_t i = positionOf(subexpressions, names(), NameKind::Subexpression, n);
+    return i < 0 ? nullptr : &subexpressions[static_cast<std::size_t>(i)];
+}
+
+NameKind EquationModel::kindOf(const std::string& n) const
+{
+    if (state(n) != nullptr) {
+        return NameKind::State;
+    }
+    if (parameter(n) != nullptr) {
+        return NameKind::Parameter;
+    }
+    if (subexpression(n) != nullptr) {
+        return NameKind::Subexpression;
+    }
+    if (n == "t" || n == "dt") {
+        return NameKind::Time;
+    }
+    if (namedUnit(n)) {
+        return NameKind::Unit;
+    }
+    return NameKind::Unknown;
+}
 
 void checkExpanded(const EquationModel& model, const ExprPtr& e, const std::string& what)
 {
