@@ -335,6 +335,48 @@ private Q_SLOTS:
         expectError([&] { (void)modelFromJson(both, "both.json", "."); }, "not both");
     }
 
+    void everyNodeIsFoundByPathAndProbed()
+    {
+        // 3000 nodes: each path finds its own node (through the plan's index), the Input and
+        // Output nodes (path "") and unknown paths find none, and probes of every node resolve.
+        constexpr int kNodes = 3000;
+        Network net(0, 0);
+        for (int i = 0; i < kNodes; ++i) {
+            net.addNode("n" + std::to_string(i), std::make_unique<LIF>(2, 2));
+        }
+        for (int i = 0; i + 1 < kNodes; ++i) {
+            net.connect("n" + std::to_string(i), "n" + std::to_string(i + 1));
+        }
+        ExecutionPlan plan = compilePlan(net);
+        for (int i = 0; i < kNodes; ++i) {
+            const int k = plan.findNode("n" + std::to_string(i));
+            QVERIFY(k >= 0);
+            QCOMPARE(plan.nodes[static_cast<std::size_t>(k)].path, "n" + std::to_string(i));
+            QCOMPARE(plan.nodes[static_cast<std::size_t>(k)].role, PlanNode::Role::Module);
+        }
+        QCOMPARE(plan.findNode(""), -1);
+        QCOMPARE(plan.findNode("n3000"), -1);
+        // A node added after compiling is found by searching; a renamed one once indexed again.
+        PlanNode extra = plan.nodes.back();
+        extra.path = "extra";
+        plan.nodes.push_back(extra);
+        QCOMPARE(plan.findNode("extra"), static_cast<int>(plan.nodes.size()) - 1);
+        const int renamed = plan.findNode("n7");
+        plan.nodes[static_cast<std::size_t>(renamed)].path = "seven";
+        plan.indexNodes();
+        QCOMPARE(plan.findNode("seven"), renamed);
+        QCOMPARE(plan.findNode("n7"), -1);
+
+        auto ex = makeCpuExecutor(net);
+        std::vector<ProbeRequest> probes;
+        for (int i = 0; i < kNodes; ++i) {
+            probes.push_back({"n" + std::to_string(i), "vmem", {}});
+        }
+        const auto infos = ex->setProbes(probes);
+        QCOMPARE(infos.size(), static_cast<std::size_t>(kNodes));
+        QCOMPARE(infos.back().width, std::int64_t(2));
+    }
+
     void probesResolveAndComplain()
     {
         auto net = mixedNetwork();

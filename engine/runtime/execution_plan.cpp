@@ -198,8 +198,31 @@ std::vector<int> undelayedOrder(const ExecutionPlan& plan, const std::vector<int
 
 }  // namespace
 
+void ExecutionPlan::indexNodes()
+{
+    m_byPath.clear();
+    m_byPath.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].role == PlanNode::Role::Module || nodes[i].role == PlanNode::Role::Junction) {
+            m_byPath.try_emplace(nodes[i].path, static_cast<int>(i));  // the first, as the search finds
+        }
+    }
+    m_indexedNodes = nodes.size();
+    m_indexed = true;
+}
+
 int ExecutionPlan::findNode(const std::string& path) const
 {
+    if (m_indexed && m_indexedNodes == nodes.size()) {
+        const auto it = m_byPath.find(path);
+        if (it == m_byPath.end()) {
+            return -1;
+        }
+        const PlanNode& n = nodes[static_cast<std::size_t>(it->second)];
+        if (n.path == path && (n.role == PlanNode::Role::Module || n.role == PlanNode::Role::Junction)) {
+            return it->second;
+        }
+    }
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i].path == path &&
             (nodes[i].role == PlanNode::Role::Module || nodes[i].role == PlanNode::Role::Junction)) {
@@ -287,6 +310,7 @@ ExecutionPlan compilePlan(Module& root, const PlanOptions& options)
             plan.nodes[static_cast<std::size_t>(i)].group = static_cast<int>(g);
         }
     }
+    plan.indexNodes();
     return plan;
 }
 

@@ -17,8 +17,10 @@
 #include "engine/core/module.hpp"
 #include "engine/core/projection.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace spike::engine {
@@ -81,6 +83,17 @@ struct ExecutionPlan {
     int findNode(const std::string& path) const;
     /// Multi-line human description: groups, their nodes, edges, delays.
     std::string describe() const;
+
+    /// Indexes the nodes by path for findNode(), one hash per lookup instead of a search through
+    /// `nodes` (a probe of every node of a 20000-node network made that quadratic: 0.55 s of a
+    /// 3.7 s run). compilePlan() calls it; while `nodes` has grown or shrunk since, findNode()
+    /// searches as before; after changing a node's path, call it again.
+    void indexNodes();
+
+private:
+    std::unordered_map<std::string, int> m_byPath;
+    std::size_t m_indexedNodes = 0;
+    bool m_indexed = false;
 };
 
 /// Walks one chunk of `steps` steps in schedule order, calling step(node, t0, n) for every node
