@@ -375,7 +375,6 @@ const std::unordered_map<std::string, EquationModel::Indexed>* EquationModel::na
     return current ? &m_names : nullptr;
 }
 
-
 std::ptrdiff_t EquationModel::stateIndex(const std::string& n) const
 {
     return positionOf(states, names(), NameKind::State, n);

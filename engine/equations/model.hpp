@@ -29,8 +29,8 @@
 #include "engine/equations/expression.hpp"
 #include "engine/equations/units.hpp"
 
-#include <optional>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
