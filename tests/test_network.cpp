@@ -26,6 +26,21 @@ Tensor scalar(float v)
     return Tensor::scalar(v);
 }
 
+/// Adds LIF nodes "n0" .. "n<count - 1>" of `size` neurons to `net` and connects each to the
+/// next in that order; returns how many of those connections came out delayed (0: a chain
+/// closes no cycle).
+int addLifChain(Network& net, int count, std::int64_t size)
+{
+    for (int i = 0; i < count; ++i) {
+        net.addNode("n" + std::to_string(i), std::make_unique<LIF>(size, size));
+    }
+    int delayed = 0;
+    for (int i = 0; i + 1 < count; ++i) {
+        delayed += net.connect("n" + std::to_string(i), "n" + std::to_string(i + 1)).delayed ? 1 : 0;
+    }
+    return delayed;
+}
+
 /// Poisson drive → LIF "a" (8) ⇄ LIF "b" (6), with a sparse and a dense projection, a delayed
 /// back projection and a pass-through edge to the output: feed-forward and cyclic parts.
 std::unique_ptr<Network> mixedNetwork()
@@ -341,12 +356,7 @@ private Q_SLOTS:
         // Output nodes (path "") and unknown paths find none, and probes of every node resolve.
         constexpr int kNodes = 3000;
         Network net(0, 0);
-        for (int i = 0; i < kNodes; ++i) {
-            net.addNode("n" + std::to_string(i), std::make_unique<LIF>(2, 2));
-        }
-        for (int i = 0; i + 1 < kNodes; ++i) {
-            net.connect("n" + std::to_string(i), "n" + std::to_string(i + 1));
-        }
+        QCOMPARE(addLifChain(net, kNodes, 2), 0);
         ExecutionPlan plan = compilePlan(net);
         for (int i = 0; i < kNodes; ++i) {
             const int k = plan.findNode("n" + std::to_string(i));
@@ -571,12 +581,7 @@ private Q_SLOTS:
         // its target reaches, so building the chain costs linear time).
         constexpr int kNodes = 5000;
         Network net(0, 0);
-        for (int i = 0; i < kNodes; ++i) {
-            net.addNode("n" + std::to_string(i), std::make_unique<LIF>(1, 1));
-        }
-        for (int i = 0; i + 1 < kNodes; ++i) {
-            QVERIFY(!net.connect("n" + std::to_string(i), "n" + std::to_string(i + 1)).delayed);
-        }
+        QCOMPARE(addLifChain(net, kNodes, 1), 0);
         const Connection& back = net.connect("n" + std::to_string(kNodes - 1), "n0");
         QVERIFY(back.delayed);
         QCOMPARE(net.connectionIndex(back.name), static_cast<std::size_t>(kNodes - 1));
