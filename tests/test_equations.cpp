@@ -168,6 +168,31 @@ private slots:
         QCOMPARE(defaultMethod(parseModel(text)), std::string("exact"));
     }
 
+    void divisionByAConstantMultipliesByItsReciprocal()
+    {
+        // Izhikevich's ".../mV ... / ms" compiles without a division (a division costs several
+        // multiplications per vector; Brian2's code multiplies by its loop-invariant constants too).
+        const auto divisions = [](const Program& p) {
+            return std::count_if(p.code.begin(), p.code.end(),
+                                 [](const spike::kernels::EqInstruction& i) { return i.op == spike::kernels::EqOp::Div; });
+        };
+        QCOMPARE(divisions(compileModel(parseModel(kIzhikevich), 1e-4, "euler").step), 0);
+        // x / c is x times the reciprocal of c rounded once to float, bit for bit, at every step.
+        const std::string byConstant = "dv/dt = k / (3*ms) - v / (7*ms) : 1\nk = 0.7 : 1\nv(0) = 0.3";
+        const std::string byReciprocal =
+            "dv/dt = k * (1 / (3*ms)) - v * (1 / (7*ms)) : 1\nk = 0.7 : 1\nv(0) = 0.3";
+        const auto a = trace(byConstant, "euler", 1e-4, 50);
+        QCOMPARE(a, trace(byReciprocal, "euler", 1e-4, 50));
+        const float first = 0.3F + static_cast<float>(1e-4) * (0.7F * static_cast<float>(1.0 / 3e-3) -
+                                                               0.3F * static_cast<float>(1.0 / 7e-3));
+        QVERIFY(static_cast<float>(a[0]) == first);  // exactly (QCOMPARE of floats is fuzzy)
+        // A parameter stays a divisor (it may be edited while running), and so does a state.
+        const std::string byParameter = "dv/dt = -v / tau : 1\ntau = 10*ms : second\nv(0) = 1";
+        QCOMPARE(divisions(compileModel(parseModel(byParameter), 1e-4, "euler").step), 1);
+        const auto p = trace(byParameter, "euler", 1e-4, 1);
+        QVERIFY(static_cast<float>(p[0]) == 1.0F + static_cast<float>(1e-4) * (-1.0F / 0.01F));
+    }
+
     void exactSolvesACoupledLinearSystem()
     {
         // Harmonic oscillator x'' = -w^2 x with a drive: exact with propagators, and rk4 close.
