@@ -231,12 +231,14 @@ private:
         }
         if (e->op == Op::Div) {
             const Typed divisor = typeOf(m_m, e->args[1], "a divisor");
-            if (divisor.constant && divisor.value != 0.0 && std::isfinite(1.0 / divisor.value)) {
+            const auto reciprocal = static_cast<float>(1.0 / divisor.value);
+            if (divisor.constant && divisor.value != 0.0 && std::isnormal(reciprocal)) {
                 // x / c as x * (1 / c), the reciprocal taken in double and rounded once (what
                 // Brian2's generated code does with its loop-invariant constants, e.g. dt / ms):
                 // a division costs 5 to 16 times a multiplication per vector, and a model such as
-                // Izhikevich's ".../ mV ... / ms" spent most of its step waiting for two.
-                return em.op(EqOp::Mul, compile(em, env, e->args[0]), em.fill(1.0 / divisor.value));
+                // Izhikevich's ".../ mV ... / ms" spent most of its step waiting for two. A
+                // reciprocal beyond float's normal range keeps the division.
+                return em.op(EqOp::Mul, compile(em, env, e->args[0]), em.fill(reciprocal));
             }
         }
         static const std::map<Op, EqOp> ops{
