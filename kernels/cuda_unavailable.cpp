@@ -2,6 +2,7 @@
 // refuses to run, so callers and tests need no #ifdef. Thread: any.
 #include "kernels/cuda_device.hpp"
 #include "kernels/equation_cuda.hpp"
+#include "kernels/fused_group_cuda.hpp"
 #include "kernels/network_cuda.hpp"
 #include "kernels/spike_lists_cuda.hpp"
 
@@ -146,6 +147,12 @@ std::int64_t copySpikeListsToHost(const std::int32_t* /*counts*/, const std::int
                                   std::int32_t* /*hostIndices*/, float* /*hostValues*/)
 {
     noCuda("copySpikeListsToHost");
+}
+
+void fusedGroupStepsCuda(const FusedOp* /*ops*/, int /*count*/, std::int64_t /*steps*/,
+                         std::int64_t /*width*/)
+{
+    noCuda("fusedGroupStepsCuda");
 }
 
 }  // namespace spike::kernels

@@ -11,6 +11,7 @@
 
 #include "kernels/cuda_compat.hpp"
 #include "kernels/cuda_helpers.cuh"
+#include "kernels/network_device.cuh"
 
 #include <climits>
 #include <stdexcept>
@@ -80,163 +81,47 @@ __global__ void firstNonFiniteKernel(const float* data, long long count, unsigne
     }
 }
 
-// ---- neurons ------------------------------------------------------------------------------
+// ---- neurons (kernels/network_device.cuh holds each element's work) -----------------------
 
-/// LIF over `steps` steps, one thread per neuron. With `irec` (recurrent, steps == 1) each
-/// synapse adds this step's recurrent input after its external input, as engine/neurons/lif.cpp does.
 __global__ void lifKernel(LifDevice p, const float* in, long long steps, float* out, float* recV,
                           float* recI, float* recR)
 {
     const long long i = globalIndex();
-    if (i >= p.n) {
-        return;
+    if (i < p.n) {
+        lifNeuron(p, i, in, steps, out, recV, recI, recR);
     }
-    const long long n = p.n;
-    const long long nSyn = p.nSyn;
-    const long long nIn = n * nSyn;
-    const long long j0 = i * nSyn;
-    const float alpha = p.alpha[i];
-    const float bias = p.bias[i];
-    const float th = p.threshold[i];
-    float v = p.v[i];
-    float sp = p.s[i];
-    for (long long t = 0; t < steps; ++t) {
-        const float* x = in + t * nIn + j0;
-        float sum = 0.0F;
-        for (long long k = 0; k < nSyn; ++k) {
-            const float prev = p.isyn[j0 + k];
-            const float cur = p.irec != nullptr
-                                  ? lifSynapse(prev + x[k], p.irec[j0 + k], p.beta[j0 + k])
-                                  : lifSynapse(prev, x[k], p.beta[j0 + k]);
-            p.isyn[j0 + k] = cur;
-            sum = k == 0 ? cur : sum + cur;
-            if (recI != nullptr) {
-                recI[t * nIn + j0 + k] = cur;
-            }
-            if (recR != nullptr) {
-                recR[t * nIn + j0 + k] = p.irec[j0 + k];
-            }
-        }
-        const float vm = lifMembrane(v, alpha, sum, 0.0F, bias);
-        sp = lifSpikeCount(vm, th, p.maxSpikes);
-        v = lifReset(vm, sp, th);
-        out[t * n + i] = sp;
-        if (recV != nullptr) {
-            recV[t * n + i] = v;
-        }
-    }
-    p.v[i] = v;
-    p.s[i] = sp;
 }
 
-/// irec[j] = sum over neurons m (in order, silent ones skipped) of s[m] * wRec[m][j].
 __global__ void lifRecurrentInputKernel(const float* s, const float* wRec, long long n,
                                         long long nIn, float* irec)
 {
     const long long j = globalIndex();
-    if (j >= nIn) {
-        return;
+    if (j < nIn) {
+        lifRecurrentInput(s, wRec, n, nIn, j, irec);
     }
-    float acc = 0.0F;
-    for (long long m = 0; m < n; ++m) {
-        const float sm = s[m];
-        if (sm != 0.0F) {
-            acc += sm * wRec[m * nIn + j];
-        }
-    }
-    irec[j] = acc;
 }
 
 __global__ void lifRefracKernel(LifRefracDevice p, const float* in, long long steps, float* out,
                                 float* recV, float* recI, float* recRho)
 {
     const long long i = globalIndex();
-    if (i >= p.n) {
-        return;
+    if (i < p.n) {
+        lifRefracNeuron(p, i, in, steps, out, recV, recI, recRho);
     }
-    const long long n = p.n;
-    const float dtMem = p.dtTauMemInv[i];
-    const float dtSyn = p.dtTauSynInv[i];
-    const float vLeak = p.vLeak[i];
-    const float vTh = p.vTh[i];
-    const float vReset = p.vReset[i];
-    const float rhoReset = p.rhoReset[i];
-    float v = p.v[i];
-    float cur = p.i[i];
-    float rho = p.rho[i];
-    float z = p.s[i];
-    for (long long t = 0; t < steps; ++t) {
-        const float iJump = lifRefracJump(cur, in[t * n + i]);
-        const float vDec = lifRefracMembrane(v, dtMem, vLeak, iJump);
-        cur = lifRefracCurrent(iJump, dtSyn);
-        z = lifRefracSpike(vDec, vTh, rho);
-        v = lifRefracVoltage(v, vDec, vTh, vReset, rho);
-        rho = lifRefracCounter(rho, z, rhoReset);
-        out[t * n + i] = z;
-        if (recV != nullptr) {
-            recV[t * n + i] = v;
-        }
-        if (recI != nullptr) {
-            recI[t * n + i] = cur;
-        }
-        if (recRho != nullptr) {
-            recRho[t * n + i] = rho;
-        }
-    }
-    p.v[i] = v;
-    p.i[i] = cur;
-    p.rho[i] = rho;
-    p.s[i] = z;
 }
 
 __global__ void cubaKernel(CubaDevice p, const float* in, long long steps, float* out, float* recV,
                            float* recIExc, float* recIInh, float* recRefrac)
 {
     const long long i = globalIndex();
-    if (i >= p.n) {
-        return;
-    }
-    const long long n = p.n;
-    const CubaPropagators prop = p.propagators[i];
-    const float vRest = p.vRest[i];
-    const float vTh = p.vTh[i];
-    const float vReset = p.vReset[i];
-    const float refracSteps = p.refracSteps[i];
-    float v = p.v[i];
-    float iExc = p.iExc[i];
-    float iInh = p.iInh[i];
-    float refrac = p.refrac[i];
-    float z = p.s != nullptr ? p.s[i] : 0.0F;
-    for (long long t = 0; t < steps; ++t) {
-        const float* x = in + t * 2 * n;
-        z = cubaStep(v, iExc, iInh, refrac, x[i], x[n + i], vRest, vTh, vReset, refracSteps, prop);
-        out[t * n + i] = z;
-        if (recV != nullptr) {
-            recV[t * n + i] = v;
-        }
-        if (recIExc != nullptr) {
-            recIExc[t * n + i] = iExc;
-        }
-        if (recIInh != nullptr) {
-            recIInh[t * n + i] = iInh;
-        }
-        if (recRefrac != nullptr) {
-            recRefrac[t * n + i] = refrac;
-        }
-    }
-    p.v[i] = v;
-    p.iExc[i] = iExc;
-    p.iInh[i] = iInh;
-    p.refrac[i] = refrac;
-    if (p.s != nullptr) {
-        p.s[i] = z;
+    if (i < p.n) {
+        cubaNeuron(p, i, in, steps, out, recV, recIExc, recIInh, recRefrac);
     }
 }
 
 // ---- projections --------------------------------------------------------------------------
 
-/// Each thread owns one post[t][j] and adds the terms to it one by one in ascending channel
-/// order, skipping silent channels: engine/network/projections.cpp's order, hence its rounding.
+/// Each thread owns one post[t][j] (denseColumn: the CPU's order, hence its rounding).
 __global__ void denseKernel(const float* weight, long long nSrc, long long nDst, const float* pre,
                             long long preStride, long long steps, float* post, long long postStride)
 {
@@ -244,15 +129,7 @@ __global__ void denseKernel(const float* weight, long long nSrc, long long nDst,
     for (long long k = globalIndex(); k < total; k += gridStride()) {
         const long long t = k / nDst;
         const long long j = k - t * nDst;
-        const float* x = pre + t * preStride;
-        float acc = post[t * postStride + j];
-        for (long long i = 0; i < nSrc; ++i) {
-            const float xi = x[i];
-            if (xi != 0.0F) {
-                acc += xi * weight[i * nDst + j];
-            }
-        }
-        post[t * postStride + j] = acc;
+        denseColumn(weight, nSrc, nDst, pre + t * preStride, j, post + t * postStride);
     }
 }
 
@@ -281,12 +158,8 @@ __global__ void sparseScatterKernel(const long long* rowStart, const int* target
         return;
     }
     const float x = pre[warp];
-    if (x == 0.0F) {
-        return;
-    }
-    const long long end = rowStart[warp + 1];
-    for (long long s = rowStart[warp] + lane; s < end; s += kWarp) {
-        atomicAdd(dst + targets[s], x * (weights != nullptr ? weights[s] : weight));
+    if (x != 0.0F) {
+        scatterSynapses(rowStart, targets, weight, weights, warp, x, dst, lane, kWarp);
     }
 }
 

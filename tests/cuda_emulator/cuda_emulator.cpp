@@ -517,6 +517,13 @@ float atomicAdd(float* address, float value)
     return old;
 }
 
+int atomicAdd(int* address, int value)
+{
+    const int old = *address;
+    *address = old + value;
+    return old;
+}
+
 unsigned long long atomicMin(unsigned long long* address, unsigned long long value)
 {
     const unsigned long long old = *address;

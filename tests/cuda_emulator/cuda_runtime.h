@@ -99,6 +99,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, Kernel /*kerne
 
 void __syncthreads();
 float atomicAdd(float* address, float value);
+int atomicAdd(int* address, int value);
 unsigned long long atomicMin(unsigned long long* address, unsigned long long value);
 
 namespace spike::cudaemu {

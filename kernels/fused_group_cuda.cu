@@ -1,0 +1,184 @@
+// The fused lock-step group kernel; see fused_group_cuda.hpp. One block runs every step of the
+// chunk: the operations are copied into shared memory once, then for each step each operation
+// spreads its elements over the block's threads (element e on thread e mod blockDim) and a
+// barrier follows it. Built with --fmad=false, like network_cuda.cu.
+#include "kernels/fused_group_cuda.hpp"
+
+#include <cuda_runtime.h>
+
+#include "kernels/cuda_compat.hpp"
+#include "kernels/cuda_helpers.cuh"
+#include "kernels/network_device.cuh"
+
+#include <stdexcept>
+#include <string>
+
+namespace spike::kernels {
+
+namespace {
+
+constexpr int kLanes = 32;
+/// Active presynaptic channels a sparse scatter lists per step for its warps; a channel past
+/// the list is scattered by the thread that found it.
+constexpr int kListCapacity = 2048;
+
+static_assert(sizeof(FusedOp) % sizeof(long long) == 0, "FusedOp is copied in 8-byte words");
+static_assert(kFusedMaxOps * sizeof(FusedOp) + (1 + kListCapacity) * sizeof(int) <= 48 * 1024,
+              "a fused launch's shared memory stays within the 48 KiB every GPU grants");
+
+__device__ inline float* traceRow(const FusedOp& op, int k, long long t)
+{
+    return op.trace[k] != nullptr ? op.trace[k] + t * op.traceWidth[k] : nullptr;
+}
+
+/// The active channels of presynaptic row `x` add their synapses into `target`: every thread
+/// lists the channels it finds active (tid, tid + blockDim, ...), then each warp takes listed
+/// channels and spreads their synapses over its lanes. Two barriers; ends with the list empty.
+__device__ void sparseScatter(const SparseDevice& p, const float* x, float* target, int* listCount,
+                              int* list)
+{
+    const long long tid = threadIdx.x;
+    const long long threads = blockDim.x;
+    const auto* rowStart = reinterpret_cast<const long long*>(p.rowStart);
+    for (long long c = tid; c < p.nSrc; c += threads) {
+        const float xc = x[c];
+        if (xc != 0.0F) {
+            const int slot = atomicAdd(listCount, 1);
+            if (slot < kListCapacity) {
+                list[slot] = static_cast<int>(c);
+            } else {
+                scatterSynapses(rowStart, p.targets, p.weight, p.weights, c, xc, target, 0, 1);
+            }
+        }
+    }
+    __syncthreads();
+    const int listed = *listCount < kListCapacity ? *listCount : kListCapacity;
+    const long long lane = tid % kLanes;
+    for (long long k = tid / kLanes; k < listed; k += threads / kLanes) {
+        const long long c = list[k];
+        scatterSynapses(rowStart, p.targets, p.weight, p.weights, c, x[c], target, lane, kLanes);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        *listCount = 0;
+    }
+}
+
+/// Step t of one operation, on this thread's elements.
+__device__ void runOp(const FusedOp& op, long long t, int* listCount, int* list)
+{
+    const long long tid = threadIdx.x;
+    const long long threads = blockDim.x;
+    float* dst = op.dst + t * op.dstStride;
+    const float* src = op.src != nullptr ? op.src + t * op.srcStride : nullptr;
+    const long long ringRow = op.sparse.delay > 0 ? (op.head + t) % op.sparse.delay : 0;
+    float* ring = op.sparse.pending != nullptr ? op.sparse.pending + ringRow * op.sparse.nDst
+                                               : nullptr;
+    switch (op.kind) {
+    case FusedKind::Zero:
+        for (long long c = tid; c < op.width; c += threads) {
+            dst[c] = 0.0F;
+        }
+        break;
+    case FusedKind::AddRows:
+        for (long long c = tid; c < op.width; c += threads) {
+            dst[c] += src[c];
+        }
+        break;
+    case FusedKind::CopyRows:
+        for (long long c = tid; c < op.width; c += threads) {
+            dst[c] = src[c];
+        }
+        break;
+    case FusedKind::Dense:
+        for (long long j = tid; j < op.nDst; j += threads) {
+            denseColumn(op.weight, op.nSrc, op.nDst, src, j, dst);
+        }
+        break;
+    case FusedKind::OneToOne:
+        for (long long j = tid; j < op.width; j += threads) {
+            dst[j] += op.weight[op.weightCount == 1 ? 0 : j] * src[j];
+        }
+        break;
+    case FusedKind::SparseDrain:
+        for (long long j = tid; j < op.sparse.nDst; j += threads) {
+            dst[j] += ring[j];
+            ring[j] = 0.0F;
+        }
+        break;
+    case FusedKind::SparseScatter:
+        sparseScatter(op.sparse, src, op.sparse.delay > 0 ? ring : dst, listCount, list);
+        break;
+    case FusedKind::Lif:
+        for (long long i = tid; i < op.lif.n; i += threads) {
+            lifNeuron(op.lif, i, src, 1, dst, traceRow(op, 0, t), traceRow(op, 1, t),
+                      traceRow(op, 2, t));
+        }
+        break;
+    case FusedKind::LifRecurrent: {
+        const long long nIn = op.lif.n * op.lif.nSyn;
+        for (long long j = tid; j < nIn; j += threads) {
+            lifRecurrentInput(op.lif.s, op.lif.wRec, op.lif.n, nIn, j, op.lif.irec);
+        }
+        break;
+    }
+    case FusedKind::LifRefrac:
+        for (long long i = tid; i < op.lifRefrac.n; i += threads) {
+            lifRefracNeuron(op.lifRefrac, i, src, 1, dst, traceRow(op, 0, t), traceRow(op, 1, t),
+                            traceRow(op, 2, t));
+        }
+        break;
+    case FusedKind::Cuba:
+        for (long long i = tid; i < op.cuba.n; i += threads) {
+            cubaNeuron(op.cuba, i, src, 1, dst, traceRow(op, 0, t), traceRow(op, 1, t),
+                       traceRow(op, 2, t), traceRow(op, 3, t));
+        }
+        break;
+    }
+}
+
+__global__ void fusedGroupKernel(const FusedOp* ops, int count, long long steps)
+{
+    SPIKE_DYNAMIC_SHARED(long long, shared);
+    auto* local = reinterpret_cast<FusedOp*>(shared);
+    int* listCount = reinterpret_cast<int*>(local + count);
+    int* list = listCount + 1;
+    const long long words = static_cast<long long>(count) * sizeof(FusedOp) / sizeof(long long);
+    const auto* from = reinterpret_cast<const long long*>(ops);
+    for (long long w = threadIdx.x; w < words; w += blockDim.x) {
+        shared[w] = from[w];
+    }
+    if (threadIdx.x == 0) {
+        *listCount = 0;
+    }
+    __syncthreads();
+    for (long long t = 0; t < steps; ++t) {
+        for (int k = 0; k < count; ++k) {
+            runOp(local[k], t, listCount, list);
+            __syncthreads();
+        }
+    }
+}
+
+}  // namespace
+
+void fusedGroupStepsCuda(const FusedOp* ops, int count, std::int64_t steps, std::int64_t width)
+{
+    requireNonNegative(steps, "fusedGroupStepsCuda steps");
+    if (count < 0 || count > kFusedMaxOps) {
+        throw std::invalid_argument("CUDA kernels: a fused group takes 0 to " +
+                                    std::to_string(kFusedMaxOps) + " operations, got " +
+                                    std::to_string(count));
+    }
+    if (steps == 0 || count == 0) {
+        return;
+    }
+    long long threads = (width + kLanes - 1) / kLanes * kLanes;
+    threads = threads < kLanes ? kLanes : (threads > 1024 ? 1024 : threads);
+    const std::size_t shared = static_cast<std::size_t>(count) * sizeof(FusedOp) +
+                               (1 + static_cast<std::size_t>(kListCapacity)) * sizeof(int);
+    SPIKE_LAUNCH(fusedGroupKernel, 1, static_cast<unsigned>(threads), shared)(ops, count, steps);
+    checkLaunch("fusedGroupKernel");
+}
+
+}  // namespace spike::kernels
