@@ -59,6 +59,30 @@ void DeviceNeuron::run(const float* in, std::int64_t steps, float* out,
     m_module->setStepsElapsed(m_module->stepsElapsed() + steps);
 }
 
+void DeviceNeuron::fusedStepsRan(std::int64_t steps)
+{
+    m_module->setStepsElapsed(m_module->stepsElapsed() + steps);
+}
+
+kn::FusedOp DeviceNeuron::fusedNeuronOp(kn::FusedKind kind, const float* in, std::int64_t inWidth,
+                                        float* out, std::int64_t outWidth,
+                                        const std::vector<float*>& traceTargets,
+                                        std::initializer_list<std::int64_t> traceWidths)
+{
+    kn::FusedOp op = kn::makeFusedOp(kind);
+    op.src = in;
+    op.srcStride = inWidth;
+    op.dst = out;
+    op.dstStride = outWidth;
+    std::size_t k = 0;
+    for (const std::int64_t width : traceWidths) {
+        op.trace[k] = traceTargets.at(k);
+        op.traceWidth[k] = width;
+        ++k;
+    }
+    return op;
+}
+
 void DeviceNeuron::store(NodeRunner& runner) const
 {
     // The runner's working arrays take the device values, then its store() writes them into the

@@ -19,10 +19,12 @@
 #include "engine/core/projection.hpp"
 #include "engine/tensor/tensor.hpp"
 
+#include "kernels/fused_group_cuda.hpp"
 #include "kernels/network_cuda.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,8 +63,29 @@ public:
     /// The first non-finite working State value, if any.
     std::optional<DeviceNonFinite> findNonFinite() const;
 
+    /// Appends the operations of one step of this population to a fused lock-step group
+    /// (kernels/fused_group_cuda.hpp), with run()'s arguments for the chunk's first row (row t
+    /// follows one row width later). Returns false, appending nothing, when its kernels do not
+    /// fuse (the executor then launches run() step by step).
+    virtual bool appendFusedStep(const float* /*in*/, float* /*out*/,
+                                 const std::vector<float*>& /*traceTargets*/,
+                                 std::vector<kernels::FusedOp>& /*ops*/)
+    {
+        return false;
+    }
+    /// After a fused launch advanced `steps` steps: counts them, as run() does.
+    void fusedStepsRan(std::int64_t steps);
+
 protected:
     DeviceNeuron(Module& module, std::vector<std::string> stateNames);
+
+    /// A fused operation of `kind` reading input rows `in` of `inWidth` floats and writing
+    /// output rows `out` of `outWidth`, with trace k's rows (traceWidths[k] floats) at
+    /// traceTargets[k].
+    static kernels::FusedOp fusedNeuronOp(kernels::FusedKind kind, const float* in,
+                                          std::int64_t inWidth, float* out, std::int64_t outWidth,
+                                          const std::vector<float*>& traceTargets,
+                                          std::initializer_list<std::int64_t> traceWidths);
 
     Module& module() const { return *m_module; }
     /// Device array of State k (in the constructor's order), sized by the last load().
@@ -99,6 +122,18 @@ public:
     virtual void store() {}
     /// The first non-finite State value, if any.
     virtual std::optional<DeviceNonFinite> findNonFinite() const { return std::nullopt; }
+    /// Appends deliver()'s work for one step to a fused lock-step group, with deliver()'s
+    /// arguments for the chunk's first row. Returns false, appending nothing, when it does not
+    /// fuse.
+    virtual bool appendFusedDelivery(const float* /*pre*/, std::int64_t /*preStride*/,
+                                     float* /*post*/, std::int64_t /*postStride*/,
+                                     std::vector<kernels::FusedOp>& /*ops*/)
+    {
+        return false;
+    }
+    /// After a fused launch delivered `steps` steps: moves any state deliver() moves (the ring
+    /// head of a delayed sparse projection).
+    virtual void fusedDeliveriesRan(std::int64_t /*steps*/) {}
 
 protected:
     DeviceProjection() = default;

@@ -12,6 +12,18 @@ using twins::upload;
 
 namespace {
 
+/// A fused operation of `kind` from presynaptic rows `pre` into postsynaptic rows `post`.
+kn::FusedOp rowsOp(kn::FusedKind kind, const float* pre, std::int64_t preStride, float* post,
+                   std::int64_t postStride)
+{
+    kn::FusedOp op = kn::makeFusedOp(kind);
+    op.src = pre;
+    op.srcStride = preStride;
+    op.dst = post;
+    op.dstStride = postStride;
+    return op;
+}
+
 class DenseTwin final : public DeviceProjection {
 public:
     explicit DenseTwin(DenseProjection& p) : m_p(&p) {}
@@ -26,6 +38,17 @@ public:
     {
         kn::denseDeliverCuda(m_weight.data(), m_p->sizeSource(), m_p->sizeTarget(), pre, preStride,
                              steps, post, postStride);
+    }
+
+    bool appendFusedDelivery(const float* pre, std::int64_t preStride, float* post,
+                             std::int64_t postStride, std::vector<kn::FusedOp>& ops) override
+    {
+        kn::FusedOp op = rowsOp(kn::FusedKind::Dense, pre, preStride, post, postStride);
+        op.weight = m_weight.data();
+        op.nSrc = m_p->sizeSource();
+        op.nDst = m_p->sizeTarget();
+        ops.push_back(op);
+        return true;
     }
 
 private:
@@ -47,6 +70,17 @@ public:
     {
         kn::oneToOneDeliverCuda(m_weight.data(), static_cast<std::int64_t>(m_weight.size()),
                                 m_p->sizeSource(), pre, preStride, steps, post, postStride);
+    }
+
+    bool appendFusedDelivery(const float* pre, std::int64_t preStride, float* post,
+                             std::int64_t postStride, std::vector<kn::FusedOp>& ops) override
+    {
+        kn::FusedOp op = rowsOp(kn::FusedKind::OneToOne, pre, preStride, post, postStride);
+        op.weight = m_weight.data();
+        op.weightCount = static_cast<std::int64_t>(m_weight.size());
+        op.width = m_p->sizeSource();
+        ops.push_back(op);
+        return true;
     }
 
 private:
@@ -75,16 +109,31 @@ public:
     void deliver(const float* pre, std::int64_t preStride, std::int64_t steps, float* post,
                  std::int64_t postStride) override
     {
-        kn::SparseDevice d;
-        d.nSrc = m_p->sizeSource();
-        d.nDst = m_p->sizeTarget();
-        d.rowStart = m_rowStart.data();
-        d.targets = m_targets.data();
-        d.weight = m_weight;
-        d.weights = m_synapseWeights.data();
-        d.delay = m_delay;
-        d.pending = m_pending.data();
-        m_head = kn::sparseDeliverCuda(d, m_head, pre, preStride, steps, post, postStride);
+        m_head = kn::sparseDeliverCuda(device(), m_head, pre, preStride, steps, post, postStride);
+    }
+
+    /// A delayed projection fuses as two operations (drain the due ring row, then scatter into
+    /// it), as sparseDeliverCuda launches it; the ring head moves on in fusedDeliveriesRan().
+    bool appendFusedDelivery(const float* pre, std::int64_t preStride, float* post,
+                             std::int64_t postStride, std::vector<kn::FusedOp>& ops) override
+    {
+        kn::FusedOp op = rowsOp(kn::FusedKind::SparseScatter, pre, preStride, post, postStride);
+        op.sparse = device();
+        op.head = m_head;
+        if (m_delay > 0) {
+            kn::FusedOp drain = op;
+            drain.kind = kn::FusedKind::SparseDrain;
+            ops.push_back(drain);
+        }
+        ops.push_back(op);
+        return true;
+    }
+
+    void fusedDeliveriesRan(std::int64_t steps) override
+    {
+        if (m_delay > 0) {
+            m_head = (m_head + steps) % m_delay;
+        }
     }
 
     void store() override
@@ -110,6 +159,20 @@ public:
     }
 
 private:
+    kn::SparseDevice device()
+    {
+        kn::SparseDevice d;
+        d.nSrc = m_p->sizeSource();
+        d.nDst = m_p->sizeTarget();
+        d.rowStart = m_rowStart.data();
+        d.targets = m_targets.data();
+        d.weight = m_weight;
+        d.weights = m_synapseWeights.data();
+        d.delay = m_delay;
+        d.pending = m_pending.data();
+        return d;
+    }
+
     void set(const std::string& name, const Tensor& value)
     {
         if (Status s = m_p->setAttribute(name, value); !s.ok) {

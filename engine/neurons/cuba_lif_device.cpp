@@ -53,6 +53,25 @@ protected:
     void launch(const float* in, std::int64_t steps, float* out,
                 const std::vector<float*>& traceTargets) override
     {
+        kn::cubaStepsCuda(device(), in, steps, out, traceTargets.at(0), traceTargets.at(1),
+                          traceTargets.at(2), traceTargets.at(3));
+    }
+
+public:
+    bool appendFusedStep(const float* in, float* out, const std::vector<float*>& traceTargets,
+                         std::vector<kn::FusedOp>& ops) override
+    {
+        const std::int64_t n = m_layer->nNeurons();
+        kn::FusedOp op =
+            fusedNeuronOp(kn::FusedKind::Cuba, in, 2 * n, out, n, traceTargets, {n, n, n, n});
+        op.cuba = device();
+        ops.push_back(op);
+        return true;
+    }
+
+private:
+    kn::CubaDevice device()
+    {
         kn::CubaDevice d;
         d.n = m_layer->nNeurons();
         d.propagators = m_props.data();
@@ -64,11 +83,9 @@ protected:
         d.iExc = state(1);
         d.iInh = state(2);
         d.refrac = state(3);
-        kn::cubaStepsCuda(d, in, steps, out, traceTargets.at(0), traceTargets.at(1),
-                          traceTargets.at(2), traceTargets.at(3));
+        return d;
     }
 
-private:
     CUBALIF* m_layer;
     PackedParameters m_params;
     kn::DeviceArray<kn::CubaPropagators> m_props;

@@ -49,6 +49,36 @@ protected:
     void launch(const float* in, std::int64_t steps, float* out,
                 const std::vector<float*>& traceTargets) override
     {
+        kn::lifStepsCuda(device(), in, steps, out, traceTargets.at(0), traceTargets.at(1),
+                         m_lif->hasRecurrence() ? traceTargets.at(2) : nullptr);
+    }
+
+public:
+    /// A recurrent LIF fuses as two operations (spikes @ w_rec, then the update), as
+    /// lifStepsCuda launches it.
+    bool appendFusedStep(const float* in, float* out, const std::vector<float*>& traceTargets,
+                         std::vector<kn::FusedOp>& ops) override
+    {
+        const std::int64_t n = m_lif->nNeurons();
+        const std::int64_t nIn = n * m_lif->nSynapses();
+        const bool recurrent = m_lif->hasRecurrence();
+        kn::FusedOp op =
+            recurrent ? fusedNeuronOp(kn::FusedKind::Lif, in, nIn, out, n, traceTargets,
+                                      {n, nIn, nIn})
+                      : fusedNeuronOp(kn::FusedKind::Lif, in, nIn, out, n, traceTargets, {n, nIn});
+        op.lif = device();
+        if (recurrent) {
+            kn::FusedOp rec = kn::makeFusedOp(kn::FusedKind::LifRecurrent);
+            rec.lif = op.lif;
+            ops.push_back(rec);
+        }
+        ops.push_back(op);
+        return true;
+    }
+
+private:
+    kn::LifDevice device()
+    {
         kn::LifDevice d;
         d.n = m_lif->nNeurons();
         d.nSyn = m_lif->nSynapses();
@@ -62,11 +92,9 @@ protected:
         d.v = state(0);
         d.isyn = state(1);
         d.s = state(2);
-        kn::lifStepsCuda(d, in, steps, out, traceTargets.at(0), traceTargets.at(1),
-                         m_lif->hasRecurrence() ? traceTargets.at(2) : nullptr);
+        return d;
     }
 
-private:
     LIF* m_lif;
     PackedParameters m_alphaBiasTh;
     kn::DeviceFloats m_beta, m_wRec, m_irec;

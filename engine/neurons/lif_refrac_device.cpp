@@ -44,6 +44,25 @@ protected:
     void launch(const float* in, std::int64_t steps, float* out,
                 const std::vector<float*>& traceTargets) override
     {
+        kn::lifRefracStepsCuda(device(), in, steps, out, traceTargets.at(0), traceTargets.at(1),
+                               traceTargets.at(2));
+    }
+
+public:
+    bool appendFusedStep(const float* in, float* out, const std::vector<float*>& traceTargets,
+                         std::vector<kn::FusedOp>& ops) override
+    {
+        const std::int64_t n = m_layer->nNeurons();
+        kn::FusedOp op =
+            fusedNeuronOp(kn::FusedKind::LifRefrac, in, n, out, n, traceTargets, {n, n, n});
+        op.lifRefrac = device();
+        ops.push_back(op);
+        return true;
+    }
+
+private:
+    kn::LifRefracDevice device()
+    {
         kn::LifRefracDevice d;
         d.n = m_layer->nNeurons();
         d.dtTauMemInv = m_params.device(0);
@@ -56,11 +75,9 @@ protected:
         d.i = state(1);
         d.rho = state(2);
         d.s = state(3);
-        kn::lifRefracStepsCuda(d, in, steps, out, traceTargets.at(0), traceTargets.at(1),
-                               traceTargets.at(2));
+        return d;
     }
 
-private:
     LIFRefrac* m_layer;
     PackedParameters m_params;
 };

@@ -75,6 +75,12 @@ struct ExecutorOptions {
     /// channels over its modules (neurons, layer units, sources); below it a GPU loses to the
     /// CPU, since every step costs several kernel launches (docs/backends.md, "When CUDA is used").
     std::int64_t autoCudaMinChannels = 20000;
+    /// CUDA: a lock-step group (a cycle) whose nodes' outputs total at most this many channels,
+    /// and whose nodes and projections all have kernels that fuse, runs each chunk as one launch
+    /// in one thread block (kernels/fused_group_cuda.hpp) instead of one launch per node, edge
+    /// and step; 0 never fuses. Results are identical either way. Larger groups keep the
+    /// per-launch path, which spreads each step over the whole GPU.
+    std::int64_t fusedGroupMaxChannels = 32768;
     /// CPU: threads that run neuron populations and projections, the calling (simulation)
     /// thread included; 0 = every core (std::thread::hardware_concurrency()), 1 = no helpers.
     /// Results are bit-identical for any value (docs/runtime.md, "Threads"). CUDA ignores it.
@@ -125,6 +131,9 @@ public:
     virtual void loadStates(bool clearDelayed) = 0;
     /// The first NaN or infinity in any working state, if any.
     virtual std::optional<NonFinite> findNonFinite() const = 0;
+    /// How many lock-step groups ran the last advance() as one fused launch each (CUDA,
+    /// ExecutorOptions::fusedGroupMaxChannels); 0 on the CPU.
+    virtual int fusedGroupCount() const { return 0; }
 
 protected:
     explicit Executor(std::int64_t maxChunk) : m_maxChunk(maxChunk) {}

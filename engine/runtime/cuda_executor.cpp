@@ -29,6 +29,7 @@
 #include "engine/core/device_runner.hpp"
 #include "engine/core/graph.hpp"
 #include "engine/core/node_runner.hpp"
+#include "engine/runtime/fused_groups.hpp"
 #include "engine/runtime/probe_target.hpp"
 
 #include "kernels/cuda_device.hpp"
@@ -113,7 +114,8 @@ public:
         : Executor(options.maxChunkSteps),
           m_plan(compilePlan(root, options.plan)),
           m_spikeLists(options.spikeLists),
-          m_listMinValues(options.deviceSpikeListMinValues)
+          m_listMinValues(options.deviceSpikeListMinValues),
+          m_fused(m_plan, options.fusedGroupMaxChannels)
     {
         if (options.maxChunkSteps < 1 || options.maxChunkSteps > 1000000) {
             throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
@@ -281,6 +283,8 @@ public:
         });
     }
 
+    int fusedGroupCount() const override { return m_fusedCount; }
+
     std::optional<NonFinite> findNonFinite() const override
     {
         return guarded("scanning the working states", [&]() -> std::optional<NonFinite> {
@@ -362,10 +366,18 @@ private:
                 kn::zeroFloats(rows, steps * p.sizeOut);
             }
         }
-        forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
-            gather(n, t0, len);
-            runNode(n, t0, len);
-        });
+        m_fusedCount = 0;
+        for (std::size_t g = 0; g < m_plan.groups.size(); ++g) {
+            if (m_plan.groups[g].lockStep && runFused(g, steps)) {
+                ++m_fusedCount;
+                continue;
+            }
+            forEachScheduledIn(m_plan.groups[g], steps,
+                               [this](int n, std::int64_t t0, std::int64_t len) {
+                                   gather(n, t0, len);
+                                   runNode(n, t0, len);
+                               });
+        }
         if (output != nullptr) {
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.outputNode)];
             const float* rows =
@@ -380,6 +392,21 @@ private:
             kn::copyRows(out, w, out + steps * w, w, w, 1, kn::CopyKind::DeviceToDevice);
         }
         kn::deviceSynchronize("finishing the chunk");
+    }
+
+    /// A lock-step group's chunk as one launch when it fuses (fused_groups.hpp).
+    bool runFused(std::size_t g, std::int64_t steps)
+    {
+        const auto node = [this](int n) {
+            NodeState& b = m_nodes[static_cast<std::size_t>(n)];
+            for (std::size_t k = 0; k < b.traces.size(); ++k) {
+                b.traceTargets[k] = b.traceRows[k].size() == 0 ? nullptr : b.traceRows[k].data();
+            }
+            return FusedNodeBuffers{b.in.data(), b.out.data(), b.onDevice ? b.twin.get() : nullptr,
+                                    &b.traceTargets};
+        };
+        const auto edge = [this](int e) { return m_edges[static_cast<std::size_t>(e)].twin.get(); };
+        return m_fused.run(g, steps, node, edge);
     }
 
     void gather(int node, std::int64_t t0, std::int64_t n)
@@ -534,6 +561,8 @@ private:
     std::vector<NodeState> m_nodes;
     std::vector<EdgeState> m_edges;
     std::vector<ProbeState> m_probes;
+    FusedGroups m_fused;  ///< after m_plan, which it reads
+    int m_fusedCount = 0;  ///< groups fused in the last chunk
 };
 
 }  // namespace

@@ -96,25 +96,32 @@ private:
     bool m_indexed = false;
 };
 
-/// Walks one chunk of `steps` steps in schedule order, calling step(node, t0, n) for every node
-/// of every group: a time-batched group's node once with (0, steps), a lock-step group's nodes
-/// once per step t with (t, 1), in group order. Every executor runs its chunks through this, so
-/// all backends share one schedule. Inline (it sits on the per-step path of lock-step groups).
+/// Walks one group's part of a chunk of `steps` steps, calling step(node, t0, n) for each of its
+/// nodes: a time-batched group's node once with (0, steps), a lock-step group's nodes once per
+/// step t with (t, 1), in group order. Inline (it sits on the per-step path of lock-step groups).
+template <typename Step>
+void forEachScheduledIn(const StepGroup& g, std::int64_t steps, Step&& step)
+{
+    if (!g.lockStep) {
+        for (int n : g.nodes) {
+            step(n, std::int64_t{0}, steps);
+        }
+        return;
+    }
+    for (std::int64_t t = 0; t < steps; ++t) {
+        for (int n : g.nodes) {
+            step(n, t, std::int64_t{1});
+        }
+    }
+}
+
+/// Walks one chunk of `steps` steps in schedule order: forEachScheduledIn() for every group in
+/// plan order. Every executor runs its chunks through these, so all backends share one schedule.
 template <typename Step>
 void forEachScheduled(const ExecutionPlan& plan, std::int64_t steps, Step&& step)
 {
     for (const StepGroup& g : plan.groups) {
-        if (!g.lockStep) {
-            for (int n : g.nodes) {
-                step(n, std::int64_t{0}, steps);
-            }
-            continue;
-        }
-        for (std::int64_t t = 0; t < steps; ++t) {
-            for (int n : g.nodes) {
-                step(n, t, std::int64_t{1});
-            }
-        }
+        forEachScheduledIn(g, steps, step);
     }
 }
 
