@@ -73,6 +73,8 @@ struct Options {
     bool breakdown = true;
     bool spikeLists = true;  ///< ExecutorOptions::spikeLists (false: dense rows, as before)
     bool product = true;     ///< also time the product path (cuba_product.hpp)
+    /// ExecutorOptions::fusedGroupMaxChannels (CUDA: the E/I cycle as one launch per chunk)
+    std::int64_t fusedMax = engine::ExecutorOptions{}.fusedGroupMaxChannels;
     std::string modelPath = std::string(SPIKE_BENCH_DIR) + "/cuba/cuba_network_4000.json";
     std::string jsonPath;
     std::string python = "/usr/bin/python3";
@@ -111,6 +113,7 @@ RunResult simulate(const Options& opt, engine::BackendKind kind, bool probes,
     engine::ExecutorOptions eo;
     eo.maxChunkSteps = opt.chunk;
     eo.spikeLists = opt.spikeLists;
+    eo.fusedGroupMaxChannels = opt.fusedMax;
     start = Clock::now();
     auto exec = engine::makeExecutor(*net, kind, eo);
     r.executorSeconds = secondsSince(start);
@@ -216,6 +219,10 @@ int main(int argc, char** argv)
                  "Skip the product path (the model file through spikesim's HeadlessRun)");
     app.add_option("--model", opt.modelPath, "Model file of the product path")
         ->capture_default_str();
+    app.add_option("--fused-max-channels", opt.fusedMax,
+                   "CUDA: largest cycle run as one launch per chunk (0: one launch per node, "
+                   "edge and step; with cuda and > 0 that path is timed beside it)")
+        ->capture_default_str();
     app.add_option("--json", opt.jsonPath, "Also write the results to this JSON file");
     app.add_option("--python", opt.python, "Interpreter for the Brian2 peer")->capture_default_str();
     app.add_option("--peer", opt.peerScript, "Path of brian2_cuba.py")->capture_default_str();
@@ -289,6 +296,25 @@ int main(int argc, char** argv)
     if (best.cpuShare < 0.9) {
         std::cout << "NOTE: the best run got " << static_cast<int>(100 * best.cpuShare)
                   << " % of a core (busy machine)\n";
+    }
+
+    if (best.backend == "cuda" && opt.fusedMax > 0) {
+        // The same network with one launch per node, edge and step, for the ratio.
+        Options perLaunch = opt;
+        perLaunch.fusedMax = 0;
+        RunResult launched;
+        launched.runSeconds = std::numeric_limits<double>::infinity();
+        for (int r = 0; r < opt.repeats; ++r) {
+            RunResult run = simulate(perLaunch, kind, true);
+            if (run.runSeconds < launched.runSeconds) {
+                launched = std::move(run);
+            }
+        }
+        std::cout << "CUDA per-launch path (--fused-max-channels 0): run "
+                  << fmt(launched.runSeconds, 0, 3) << " s, " << launched.spikes
+                  << " spikes (" << (launched.spikes == best.spikes ? "equal" : "DIFFER")
+                  << "); the fused run is " << fmt(launched.runSeconds / best.runSeconds, 0, 2)
+                  << "x faster\n";
     }
 
     std::optional<cuba::ProductResult> product;
