@@ -189,6 +189,8 @@ private slots:
         // A parameter stays a divisor (it may be edited while running), and so does a state.
         const std::string byParameter = "dv/dt = -v / tau : 1\ntau = 10*ms : second\nv(0) = 1";
         QCOMPARE(divisions(compileModel(parseModel(byParameter), 1e-4, "euler").step), 1);
+        const std::string byState = "dv/dt = 1 / (v * second) : 1\nv(0) = 1";
+        QCOMPARE(divisions(compileModel(parseModel(byState), 1e-4, "euler").step), 1);
         // So does a constant whose reciprocal would overflow float or lose precision below it.
         for (const char* divisor : {"1e-39*second", "1e39*second"}) {
             const std::string text = std::string("dv/dt = -v / (") + divisor + ") : 1\nv(0) = 1";
