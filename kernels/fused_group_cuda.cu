@@ -8,6 +8,7 @@
 
 #include "kernels/cuda_compat.hpp"
 #include "kernels/cuda_helpers.cuh"
+#include "kernels/equation_device.cuh"
 #include "kernels/network_device.cuh"
 
 #include <stdexcept>
@@ -134,10 +135,17 @@ __device__ void runOp(const FusedOp& op, long long t, int* listCount, int* list)
                        traceRow(op, 2, t), traceRow(op, 3, t));
         }
         break;
+    case FusedKind::Equation:
+        for (long long i = tid; i < op.equation.n; i += threads) {
+            equationNeuron(op.equation, i, op.src, t, 1, op.dst, op.equationTraces);
+        }
+        break;
     }
 }
 
-__global__ void fusedGroupKernel(const FusedOp* ops, int count, long long steps)
+// At most 1024 threads per block: __launch_bounds__ keeps the compiler within the 64 registers
+// per thread that a full block may use, so the launch cannot fail for want of registers.
+__global__ void __launch_bounds__(1024) fusedGroupKernel(const FusedOp* ops, int count, long long steps)
 {
     SPIKE_DYNAMIC_SHARED(long long, shared);
     auto* local = reinterpret_cast<FusedOp*>(shared);

@@ -13,6 +13,7 @@
 // Thread: any thread, one executor's calls from one thread at a time.
 #pragma once
 
+#include "kernels/equation_cuda.hpp"
 #include "kernels/network_cuda.hpp"
 
 #include <cstdint>
@@ -34,6 +35,7 @@ enum class FusedKind : std::int32_t {
     LifRecurrent,  ///< irec = s @ w_rec of a recurrent LIF (before its Lif operation)
     LifRefrac,     ///< one LIFRefrac step
     Cuba,          ///< one CUBALIF step
+    Equation,      ///< one step of an equation population (its traces in `equationTraces`)
 };
 
 /// One operation of a fused group; see FusedKind. Fill it through makeFusedOp() (all bytes
@@ -57,12 +59,14 @@ struct FusedOp {
     LifDevice lif;
     LifRefracDevice lifRefrac;
     CubaDevice cuba;
+    EquationDevice equation;  ///< firstStep: the chunk's first step
+    EquationTraces equationTraces;  ///< rows of the chunk, (steps, n) each
     float* trace[4] = {};
     std::int64_t traceWidth[4] = {};
 };
 
 /// The most operations one fused launch takes (they are kept in the block's shared memory).
-inline constexpr int kFusedMaxOps = 64;
+inline constexpr int kFusedMaxOps = 48;
 
 /// A FusedOp of `kind` with every byte, padding included, zeroed first.
 inline FusedOp makeFusedOp(FusedKind kind)
@@ -91,6 +95,8 @@ inline std::int64_t fusedOpWidth(const FusedOp& op)
         return op.lifRefrac.n;
     case FusedKind::Cuba:
         return op.cuba.n;
+    case FusedKind::Equation:
+        return op.equation.n;
     default:
         return op.width;
     }

@@ -1,6 +1,6 @@
 // The CUDA executor's fused lock-step groups (engine/runtime/fused_groups.hpp,
-// kernels/fused_group_cuda.hpp): a cycle of device populations that runs each chunk as one
-// launch must give exactly what the per-launch path gives (spikes, traces and States bit for
+// kernels/fused_group_cuda.hpp): a cycle of device populations (built-in or equations) that runs
+// each chunk as one launch must give exactly what the per-launch path gives (spikes, traces and States bit for
 // bit, delay rings and their heads included) and the CPU's spikes, whatever the chunking; a
 // group that cannot fuse (a host module in it, more channels than the limit) keeps the
 // per-launch path. Skips without a usable CUDA device; its _cuda_emulated twin runs everywhere.
@@ -10,6 +10,9 @@
 #include "engine/neurons/lif_refrac.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
+#include "engine/io/module_factory.hpp"
+#include "engine/neurons/equation_neuron.hpp"
+#include "engine/sources/sources.hpp"
 #include "kernels/cuda_device.hpp"
 #include "tests/layer_test_helpers.hpp"
 #include "tests/projection_test_helpers.hpp"
@@ -111,6 +114,30 @@ std::unique_ptr<Network> chainNetwork()
     return net;
 }
 
+/// Izhikevich's model (the library's equations) driven by a constant current ramp and coupled
+/// to itself through a sparse projection with a one-step delay: a one-node cycle.
+std::unique_ptr<Network> equationNetwork()
+{
+    constexpr std::int64_t n = 50;
+    auto neuron = createModule("Izhikevich", nlohmann::json{{"shape", {n}}});
+    NestedAttributes dt;
+    dt[""]["dt"] = scalar(1e-4F);
+    if (Status s = neuron->setAttributes(dt); !s.ok) {
+        throw std::runtime_error(s.message);
+    }
+    const std::string port = dynamic_cast<EquationNeuron&>(*neuron).model().inputs.front();
+    Tensor amplitude(Shape{n});
+    for (std::int64_t i = 0; i < n; ++i) {
+        amplitude[i] = 0.012F * (0.5F + static_cast<float>(i) / n);
+    }
+    auto net = std::make_unique<Network>(1, 0);
+    net->addNode("E", std::move(neuron));
+    net->addNode("drive", std::make_unique<ConstantCurrent>(n, AttributeMap{{"amplitude", amplitude}}));
+    net->connect("drive", "E." + port);
+    net->connect("E", "E." + port, spike::tests::sparseProjection(n, n, 0.004F, 5, 1, 7));
+    return net;
+}
+
 struct Case {
     std::function<std::unique_ptr<Network>()> build;
     bool lockStepAll = false;
@@ -131,6 +158,15 @@ Case eiCase(std::int64_t steps)
     for (std::int64_t i = 0; i < c.input.numel(); ++i) {
         c.input[i] = coin(gen) < 0.1F ? 1.0F : 0.0F;
     }
+    return c;
+}
+
+Case equationCase(std::int64_t steps)
+{
+    Case c;
+    c.build = [] { return equationNetwork(); };
+    c.probes = {{"E", "spikes", {}}, {"E", "v", {}}, {"E", "u", {}}};
+    c.input = Tensor(Shape{steps, 1});
     return c;
 }
 
@@ -241,15 +277,17 @@ private Q_SLOTS:
 
     void fusedRunEqualsPerLaunchRun_data()
     {
-        QTest::addColumn<bool>("chain");
-        QTest::newRow("E/I cycle with a nested relay") << false;
-        QTest::newRow("recurrent chain, all lock-step") << true;
+        QTest::addColumn<int>("network");
+        QTest::newRow("E/I cycle with a nested relay") << 0;
+        QTest::newRow("recurrent chain, all lock-step") << 1;
+        QTest::newRow("Izhikevich equations with a self-projection") << 2;
     }
     void fusedRunEqualsPerLaunchRun()
     {
-        QFETCH(bool, chain);
+        QFETCH(int, network);
         constexpr std::int64_t kSteps = 150;
-        const Case c = chain ? chainCase(kSteps) : eiCase(kSteps);
+        const Case c = network == 0 ? eiCase(kSteps) : network == 1 ? chainCase(kSteps)
+                                                                    : equationCase(kSteps);
         auto fusedNet = c.build();
         auto launchedNet = c.build();
         auto cpuNet = c.build();
@@ -259,15 +297,17 @@ private Q_SLOTS:
         QCOMPARE(fused.fusedGroups, 1);
         QCOMPARE(launched.fusedGroups, 0);
         expectSameRun(fused, launched);
-        // The CPU's spikes, step for step (probe 0 and 1 are spike rows in both cases).
+        // The CPU's spikes, step for step (probe 0 is a spike row in every case).
         QVERIFY2(countSpikes(cpu.probes[0]) > 20, "the network must be active to compare");
-        QVERIFY2(countSpikes(chain ? cpu.output : cpu.probes[1]) > 0, "the second population too");
         QVERIFY(identical(fused.probes[0], cpu.probes[0]));
         QVERIFY(identical(fused.output, cpu.output));
-        if (!chain) {
+        if (network == 0) {
+            QVERIFY2(countSpikes(cpu.probes[1]) > 0, "the inhibitory population too");
             QVERIFY(identical(fused.probes[1], cpu.probes[1]));
+        } else if (network == 1) {
+            QVERIFY2(countSpikes(cpu.output) > 0, "the second population too");
         }
-        QCOMPARE(fusedNet->getSubmodule(chain ? "b" : "I").stepsElapsed(), kSteps);
+        QCOMPARE(fusedNet->getSubmodule(network == 1 ? "b" : "E").stepsElapsed(), kSteps);
     }
 
     void storedFusedRunContinuesOnAFreshExecutor()

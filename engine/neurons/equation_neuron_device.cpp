@@ -83,6 +83,30 @@ protected:
     void launch(const float* in, std::int64_t steps, float* out,
                 const std::vector<float*>& traceTargets) override
     {
+        kn::EquationTraces traces;
+        const kn::EquationDevice d = device(traceTargets, traces);
+        kn::equationStepsCuda(d, in, steps, out, traces);
+    }
+
+public:
+    bool appendFusedStep(const float* in, float* out, const std::vector<float*>& traceTargets,
+                         std::vector<kn::FusedOp>& ops) override
+    {
+        kn::FusedOp op = kn::makeFusedOp(kn::FusedKind::Equation);
+        op.equation = device(traceTargets, op.equationTraces);
+        op.src = in;
+        op.srcStride = op.equation.inputCount * op.equation.n;
+        op.dst = out;
+        op.dstStride = op.equation.n;
+        ops.push_back(op);
+        return true;
+    }
+
+private:
+    /// The population as the kernels take it, its slot table uploaded (states bound), and the
+    /// trace targets in `traces`.
+    kn::EquationDevice device(const std::vector<float*>& traceTargets, kn::EquationTraces& traces)
+    {
         const eq::CompiledModel& c = m_layer->population().compiled();
         std::vector<float*> pointers = m_pointers;
         kn::EquationDevice d;
@@ -114,14 +138,12 @@ protected:
         upload(m_slotTable, pointers, "equation slot table");
         d.slots = m_slotTable.data();
         d.perNeuron = m_perNeuron.data();
-        kn::EquationTraces traces;
         for (int k = 0; k < d.traceCount; ++k) {
             traces.rows[k] = traceTargets.at(static_cast<std::size_t>(k));
         }
-        kn::equationStepsCuda(d, in, steps, out, traces);
+        return d;
     }
 
-private:
     EquationNeuron* m_layer;
     kn::DeviceArray<kn::EqInstruction> m_code;
     std::vector<kn::DeviceFloats> m_arrays;  ///< per slot: its device array, when the twin owns one
