@@ -75,7 +75,8 @@ bool FusedGroups::build(const StepGroup& group, const NodeBuffers& node, const E
             ops.push_back(zero);
             for (const int e : m_plan->incoming[static_cast<std::size_t>(n)]) {
                 const PlanEdge& pe = m_plan->edges[static_cast<std::size_t>(e)];
-                const std::int64_t srcWidth = m_plan->nodes[static_cast<std::size_t>(pe.from)].sizeOut;
+                const std::int64_t srcWidth =
+                    m_plan->nodes[static_cast<std::size_t>(pe.from)].sizeOut;
                 const float* src =
                     node(pe.from).out + (pe.delayed ? 0 : srcWidth) + pe.fromOffset;
                 float* target = b.in + pe.toOffset;
