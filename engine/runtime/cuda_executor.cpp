@@ -6,7 +6,8 @@
 // (maxChunk + 1) rows × sizeOut, whose row 0 holds the previous chunk's last output (read by
 // delayed edges at the chunk's first step). Per chunk: the input node's rows 1..steps take the
 // caller's input (or zeros); groups run in plan order (a time-batched group gathers and runs all
-// rows at once, a lock-step group one row at a time across its nodes); the output node's rows go
+// rows at once, a lock-step group one row at a time across its nodes, or as one fused launch for
+// the whole chunk when it fuses: fused_groups.hpp); the output node's rows go
 // to the caller; probes are gathered on the device and copied back (a large probe of a spiking
 // module's whole output as spike lists built on the device, its dense rows only when
 // probeData() asks; see ExecutorOptions::spikeLists and deviceSpikeListMinValues); row 0 takes
