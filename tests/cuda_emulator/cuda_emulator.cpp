@@ -316,25 +316,6 @@ const char* cudaGetErrorString(cudaError_t err)
     return "unknown error";
 }
 
-const char* cudaGetErrorName(cudaError_t err)
-{
-    switch (err) {
-    case cudaSuccess:
-        return "cudaSuccess";
-    case cudaErrorInvalidValue:
-        return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation:
-        return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration:
-        return "cudaErrorInvalidConfiguration";
-    case cudaErrorInvalidDevicePointer:
-        return "cudaErrorInvalidDevicePointer";
-    case cudaErrorLaunchFailure:
-        return "cudaErrorLaunchFailure";
-    }
-    return "cudaErrorUnknown";
-}
-
 cudaError_t cudaGetLastError()
 {
     const cudaError_t err = t_lastError;
@@ -345,18 +326,6 @@ cudaError_t cudaGetLastError()
 cudaError_t cudaPeekAtLastError()
 {
     return t_lastError;
-}
-
-cudaError_t cudaGetDeviceCount(int* count)
-{
-    *count = 1;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGetDevice(int* device)
-{
-    *device = 0;
-    return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
@@ -508,27 +477,6 @@ void __syncthreads()
     __sanitizer_finish_switch_fiber(fiber->fakeStack, &t_run.schedulerStackBottom,
                                     &t_run.schedulerStackSize);
 #endif
-}
-
-float atomicAdd(float* address, float value)
-{
-    const float old = *address;
-    *address = old + value;
-    return old;
-}
-
-int atomicAdd(int* address, int value)
-{
-    const int old = *address;
-    *address = old + value;
-    return old;
-}
-
-unsigned long long atomicMin(unsigned long long* address, unsigned long long value)
-{
-    const unsigned long long old = *address;
-    *address = value < old ? value : old;
-    return old;
 }
 
 // ---- launches -----------------------------------------------------------------------------
