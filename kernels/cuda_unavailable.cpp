@@ -76,9 +76,15 @@ void gatherColumns(const float* /*src*/, std::int64_t /*srcPitch*/, std::int64_t
     noCuda("gatherColumns");
 }
 
-std::int64_t firstNonFinite(const float* /*data*/, std::int64_t /*count*/)
+void firstNonFiniteEach(const ScanSpan* /*spans*/, std::size_t /*count*/, std::int64_t* /*first*/,
+                        DeviceArray<unsigned long long>& /*scratch*/)
 {
-    noCuda("firstNonFinite");
+    noCuda("firstNonFiniteEach");
+}
+
+void carryLastRows(const CarriedRows* /*list*/, std::size_t /*count*/, std::int64_t /*steps*/)
+{
+    noCuda("carryLastRows");
 }
 
 void lifStepsCuda(const LifDevice& /*layer*/, const float* /*in*/, std::int64_t /*steps*/,

@@ -14,6 +14,7 @@
 #include "kernels/network_device.cuh"
 
 #include <climits>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -72,13 +73,53 @@ __global__ void gatherColumnsKernel(const float* src, long long srcPitch, long l
     }
 }
 
-__global__ void firstNonFiniteKernel(const float* data, long long count, unsigned long long* first)
+// Up to kBatch arrays per launch, passed by value; blocksPerItem blocks per array.
+constexpr int kBatch = 64;
+
+struct ScanBatch {
+    const float* data[kBatch];
+    long long count[kBatch];
+    long long blocksPerItem;
+};
+
+__global__ void firstNonFiniteEachKernel(ScanBatch b, unsigned long long* first)
 {
-    for (long long k = globalIndex(); k < count; k += gridStride()) {
-        if (!isfinite(data[k])) {
-            atomicMin(first, static_cast<unsigned long long>(k));
+    const long long item = blockIdx.x / b.blocksPerItem;
+    const long long part = blockIdx.x - item * b.blocksPerItem;
+    const long long stride = b.blocksPerItem * blockDim.x;
+    for (long long k = part * blockDim.x + threadIdx.x; k < b.count[item]; k += stride) {
+        if (!isfinite(b.data[item][k])) {
+            atomicMin(first + item, static_cast<unsigned long long>(k));
+            return;  // this thread's later elements have larger indices
         }
     }
+}
+
+struct CarryBatch {
+    float* rows[kBatch];
+    long long width[kBatch];
+    long long blocksPerItem;
+    long long steps;
+};
+
+__global__ void carryLastRowsKernel(CarryBatch b)
+{
+    const long long item = blockIdx.x / b.blocksPerItem;
+    const long long part = blockIdx.x - item * b.blocksPerItem;
+    const long long stride = b.blocksPerItem * blockDim.x;
+    const long long width = b.width[item];
+    float* rows = b.rows[item];
+    for (long long k = part * blockDim.x + threadIdx.x; k < width; k += stride) {
+        rows[k] = rows[b.steps * width + k];
+    }
+}
+
+/// Blocks per array of a batch whose largest array has `longest` elements (at most 1024, so a
+/// batch's grid stays far below the limit; the kernels stride over longer arrays).
+long long blocksPerItem(long long longest)
+{
+    const long long blocks = (longest + kBlock - 1) / kBlock;
+    return blocks < 1 ? 1 : (blocks > 1024 ? 1024 : blocks);
 }
 
 // ---- neurons (kernels/network_device.cuh holds each element's work) -----------------------
@@ -279,20 +320,64 @@ void gatherColumns(const float* src, std::int64_t srcPitch, std::int64_t rows,
     checkLaunch("gatherColumnsKernel");
 }
 
-std::int64_t firstNonFinite(const float* data, std::int64_t count)
+void firstNonFiniteEach(const ScanSpan* spans, std::size_t count, std::int64_t* first,
+                        DeviceArray<unsigned long long>& scratch)
 {
-    requireNonNegative(count, "firstNonFinite count");
     if (count == 0) {
-        return -1;
+        return;
     }
-    DeviceArray<unsigned long long> first(1, "the non-finite scan result");
-    const unsigned long long none = ULLONG_MAX;
-    copyBytes(first.data(), &none, sizeof(none), CopyKind::HostToDevice);
-    SPIKE_LAUNCH(firstNonFiniteKernel, blocksFor(count), kBlock, 0)(data, count, first.data());
-    checkLaunch("firstNonFiniteKernel");
-    unsigned long long result = none;
-    copyBytes(&result, first.data(), sizeof(result), CopyKind::DeviceToHost);
-    return result == none ? -1 : static_cast<std::int64_t>(result);
+    if (scratch.size() < count) {
+        scratch = DeviceArray<unsigned long long>(count, "the non-finite scan results");
+    }
+    // All ones is ULLONG_MAX: "none found", the identity of atomicMin.
+    check(cudaMemset(scratch.data(), 0xFF, count * sizeof(unsigned long long)),
+          "clearing the non-finite scan results");
+    for (std::size_t b0 = 0; b0 < count; b0 += kBatch) {
+        ScanBatch batch{};
+        const std::size_t n = count - b0 < kBatch ? count - b0 : kBatch;
+        long long longest = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            requireNonNegative(spans[b0 + k].count, "firstNonFiniteEach count");
+            batch.data[k] = spans[b0 + k].data;
+            batch.count[k] = spans[b0 + k].count;
+            longest = batch.count[k] > longest ? batch.count[k] : longest;
+        }
+        batch.blocksPerItem = blocksPerItem(longest);
+        SPIKE_LAUNCH(firstNonFiniteEachKernel, static_cast<unsigned>(n * batch.blocksPerItem),
+                     kBlock, 0)(batch, scratch.data() + b0);
+        checkLaunch("firstNonFiniteEachKernel");
+    }
+    static_assert(sizeof(unsigned long long) == sizeof(std::int64_t));
+    copyBytes(first, scratch.data(), count * sizeof(std::int64_t), CopyKind::DeviceToHost);
+    for (std::size_t k = 0; k < count; ++k) {
+        unsigned long long raw = 0;
+        std::memcpy(&raw, first + k, sizeof(raw));
+        first[k] = raw == ULLONG_MAX ? -1 : static_cast<std::int64_t>(raw);
+    }
+}
+
+void carryLastRows(const CarriedRows* list, std::size_t count, std::int64_t steps)
+{
+    requireNonNegative(steps, "carryLastRows steps");
+    for (std::size_t b0 = 0; b0 < count; b0 += kBatch) {
+        CarryBatch batch{};
+        const std::size_t n = count - b0 < kBatch ? count - b0 : kBatch;
+        long long widest = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            requireNonNegative(list[b0 + k].width, "carryLastRows width");
+            batch.rows[k] = list[b0 + k].rows;
+            batch.width[k] = list[b0 + k].width;
+            widest = batch.width[k] > widest ? batch.width[k] : widest;
+        }
+        if (widest == 0) {
+            continue;
+        }
+        batch.blocksPerItem = blocksPerItem(widest);
+        batch.steps = steps;
+        SPIKE_LAUNCH(carryLastRowsKernel, static_cast<unsigned>(n * batch.blocksPerItem), kBlock,
+                     0)(batch);
+        checkLaunch("carryLastRowsKernel");
+    }
 }
 
 // ---- neurons ------------------------------------------------------------------------------

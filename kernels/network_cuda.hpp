@@ -104,9 +104,25 @@ void addRows(float* dst, std::int64_t dstPitch, const float* src, std::int64_t s
 /// `columns` a device array of count channel indices.
 void gatherColumns(const float* src, std::int64_t srcPitch, std::int64_t rows,
                    const std::int64_t* columns, std::int64_t count, float* dst);
-/// Index of the first NaN or infinity among `count` device floats, or -1 when all are finite.
-/// Synchronous (allocates a one-word result per call; meant for health checks, not steps).
-std::int64_t firstNonFinite(const float* data, std::int64_t count);
+/// A device float array for firstNonFiniteEach().
+struct ScanSpan {
+    const float* data = nullptr;
+    std::int64_t count = 0;
+};
+/// first[k] = the index of the first NaN or infinity among spans[k]'s floats, or -1 when they are
+/// all finite, for k < count. One clear, one launch and one copy of the results per 64 spans,
+/// whatever their sizes (the per-chunk health check of every device State at once); `scratch`
+/// holds the device results, grown on demand: keep it between calls. Synchronous.
+void firstNonFiniteEach(const ScanSpan* spans, std::size_t count, std::int64_t* first,
+                        DeviceArray<unsigned long long>& scratch);
+/// A device buffer of (steps + 1) rows of `width` floats (a node's output rows).
+struct CarriedRows {
+    float* rows = nullptr;
+    std::int64_t width = 0;
+};
+/// For each entry: row `steps` is copied to row 0 (a chunk's last row becomes the next chunk's
+/// row 0), one launch per 64 entries.
+void carryLastRows(const CarriedRows* list, std::size_t count, std::int64_t steps);
 
 // ---- neurons ------------------------------------------------------------------------------
 // Each *StepsCuda() runs `steps` steps: input row t at in + t * nIn (nIn as below), spike row t

@@ -108,15 +108,40 @@ void DeviceNeuron::store(NodeRunner& runner) const
     runner.store();
 }
 
-std::optional<DeviceNonFinite> DeviceNeuron::findNonFinite() const
+void DeviceNeuron::listStates(DeviceStateScan& scan, int owner) const
 {
     for (const State& s : m_states) {
-        const std::int64_t k =
-            kn::firstNonFinite(s.data.data(), static_cast<std::int64_t>(s.data.size()));
-        if (k >= 0) {
+        scan.add(owner, s.name, s.data.data(), static_cast<std::int64_t>(s.data.size()));
+    }
+}
+
+// ---- DeviceStateScan ----------------------------------------------------------------------
+
+void DeviceStateScan::clear()
+{
+    m_spans.clear();
+    m_owners.clear();
+    m_attributes.clear();
+}
+
+void DeviceStateScan::add(int owner, std::string_view attribute, const float* data,
+                          std::int64_t count)
+{
+    m_spans.push_back({data, count});
+    m_owners.push_back(owner);
+    m_attributes.push_back(attribute);
+}
+
+std::optional<DeviceStateScan::Found> DeviceStateScan::run()
+{
+    m_first.resize(m_spans.size());
+    kn::firstNonFiniteEach(m_spans.data(), m_spans.size(), m_first.data(), m_scratch);
+    for (std::size_t k = 0; k < m_spans.size(); ++k) {
+        if (m_first[k] >= 0) {
             float value = 0.0F;
-            kn::copyBytes(&value, s.data.data() + k, sizeof(float), kn::CopyKind::DeviceToHost);
-            return DeviceNonFinite{s.name, k, value};
+            kn::copyBytes(&value, m_spans[k].data + m_first[k], sizeof(float),
+                          kn::CopyKind::DeviceToHost);
+            return Found{m_owners[k], {std::string(m_attributes[k]), m_first[k], value}};
         }
     }
     return std::nullopt;

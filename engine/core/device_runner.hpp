@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spike::engine {
@@ -37,6 +38,34 @@ struct DeviceNonFinite {
     std::string attribute;   ///< State attribute name
     std::int64_t index = 0;  ///< element index
     float value = 0.0F;
+};
+
+/// The per-chunk NaN / infinity check of many twins' device States at once
+/// (kernels::firstNonFiniteEach: one launch and one copy of the results for all arrays, and no
+/// allocation once its buffers have grown). The executor lists the arrays in the order it reports
+/// in, then runs the scan. Thread: the executor's thread.
+class DeviceStateScan {
+public:
+    /// A non-finite value found, with the owner its array was listed under.
+    struct Found {
+        int owner = 0;
+        DeviceNonFinite where;
+    };
+
+    /// Starts a new list (the buffers stay).
+    void clear();
+    /// Lists State `attribute` (a string that outlives the scan) of `owner`: `count` device
+    /// floats at `data`.
+    void add(int owner, std::string_view attribute, const float* data, std::int64_t count);
+    /// The first non-finite value of the first listed array that has one, if any.
+    std::optional<Found> run();
+
+private:
+    std::vector<kernels::ScanSpan> m_spans;
+    std::vector<int> m_owners;
+    std::vector<std::string_view> m_attributes;
+    std::vector<std::int64_t> m_first;
+    kernels::DeviceArray<unsigned long long> m_scratch;
 };
 
 /// A neuron population advanced by device kernels (Module::makeDeviceNeuron()); see the file
@@ -60,8 +89,8 @@ public:
     /// Writes the device States into the module's States through its runner (`runner` must be
     /// the module's own), exactly as the runner's store() would write its working arrays.
     void store(NodeRunner& runner) const;
-    /// The first non-finite working State value, if any.
-    std::optional<DeviceNonFinite> findNonFinite() const;
+    /// Lists every working State's device array for the non-finite check, under `owner`.
+    void listStates(DeviceStateScan& scan, int owner) const;
 
     /// Appends the operations of one step of this population to a fused lock-step group
     /// (kernels/fused_group_cuda.hpp), with run()'s arguments for the chunk's first row (row t
@@ -120,8 +149,9 @@ public:
                          std::int64_t postStride) = 0;
     /// Writes device States back into the projection (nothing for stateless types).
     virtual void store() {}
-    /// The first non-finite State value, if any.
-    virtual std::optional<DeviceNonFinite> findNonFinite() const { return std::nullopt; }
+    /// Lists the device arrays of its States for the non-finite check, under `owner` (nothing
+    /// for stateless types).
+    virtual void listStates(DeviceStateScan& /*scan*/, int /*owner*/) const {}
     /// Appends deliver()'s work for one step to a fused lock-step group, with deliver()'s
     /// arguments for the chunk's first row. Returns false, appending nothing, when it does not
     /// fuse.

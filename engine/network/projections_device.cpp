@@ -146,16 +146,9 @@ public:
         set("pending_head", Tensor::scalar(static_cast<float>(m_head)));
     }
 
-    std::optional<DeviceNonFinite> findNonFinite() const override
+    void listStates(DeviceStateScan& scan, int owner) const override
     {
-        const auto k =
-            kn::firstNonFinite(m_pending.data(), static_cast<std::int64_t>(m_pending.size()));
-        if (k < 0) {
-            return std::nullopt;
-        }
-        float value = 0.0F;
-        kn::copyBytes(&value, m_pending.data() + k, sizeof(float), kn::CopyKind::DeviceToHost);
-        return DeviceNonFinite{"pending", k, value};
+        scan.add(owner, "pending", m_pending.data(), static_cast<std::int64_t>(m_pending.size()));
     }
 
 private:

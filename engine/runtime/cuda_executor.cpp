@@ -286,21 +286,37 @@ public:
 
     int fusedGroupCount() const override { return m_fusedCount; }
 
+    /// Every device array in one scan (DeviceStateScan); host nodes and edges on the host, in
+    /// the same order, so the first found is the first in plan order, nodes before edges.
     std::optional<NonFinite> findNonFinite() const override
     {
         return guarded("scanning the working states", [&]() -> std::optional<NonFinite> {
+            const int edgeOwner = static_cast<int>(m_nodes.size());
+            m_scan.clear();
+            for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+                if (m_nodes[i].onDevice) {
+                    m_nodes[i].twin->listStates(m_scan, static_cast<int>(i));
+                }
+            }
+            for (std::size_t k = 0; k < m_edges.size(); ++k) {
+                if (m_edges[k].twin) {
+                    m_edges[k].twin->listStates(m_scan, edgeOwner + static_cast<int>(k));
+                }
+            }
+            const std::optional<DeviceStateScan::Found> onDevice = m_scan.run();
+            const auto found = [&](int owner) -> std::optional<DeviceNonFinite> {
+                if (onDevice && onDevice->owner == owner) {
+                    return onDevice->where;
+                }
+                return std::nullopt;
+            };
             for (std::size_t i = 0; i < m_nodes.size(); ++i) {
                 const NodeState& n = m_nodes[i];
-                if (n.onDevice) {
-                    if (auto bad = n.twin->findNonFinite()) {
-                        return NonFinite{m_plan.nodes[i].path, bad->attribute, bad->index,
-                                         bad->value};
-                    }
-                } else if (n.runner) {
-                    if (auto bad = scanHost(n.runner->workingStates())) {
-                        return NonFinite{m_plan.nodes[i].path, bad->attribute, bad->index,
-                                         bad->value};
-                    }
+                auto bad = n.onDevice   ? found(static_cast<int>(i))
+                           : n.runner ? scanHost(n.runner->workingStates())
+                                      : std::nullopt;
+                if (bad) {
+                    return NonFinite{m_plan.nodes[i].path, bad->attribute, bad->index, bad->value};
                 }
             }
             for (std::size_t k = 0; k < m_plan.edges.size(); ++k) {
@@ -308,7 +324,7 @@ public:
                 if (e.projection == nullptr) {
                     continue;
                 }
-                const auto bad = m_edges[k].twin ? m_edges[k].twin->findNonFinite()
+                const auto bad = m_edges[k].twin ? found(edgeOwner + static_cast<int>(k))
                                                  : scanModuleStates(*e.projection);
                 if (bad) {
                     return NonFinite{e.path, bad->attribute, bad->index, bad->value};
@@ -328,6 +344,7 @@ private:
             NodeState& n = m_nodes[i];
             n.in = Floats(count(rows, p.sizeIn), "node input rows");
             n.out = Floats(count(rows + 1, p.sizeOut), "node output rows");
+            m_carried.push_back({n.out.data(), p.sizeOut});
             if (p.role != PlanNode::Role::Module) {
                 continue;
             }
@@ -387,11 +404,7 @@ private:
                           kn::CopyKind::DeviceToHost);
         }
         copyProbes(steps);
-        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
-            const std::int64_t w = m_plan.nodes[i].sizeOut;
-            float* out = m_nodes[i].out.data();
-            kn::copyRows(out, w, out + steps * w, w, w, 1, kn::CopyKind::DeviceToDevice);
-        }
+        kn::carryLastRows(m_carried.data(), m_carried.size(), steps);
         kn::deviceSynchronize("finishing the chunk");
     }
 
@@ -562,6 +575,8 @@ private:
     std::vector<NodeState> m_nodes;
     std::vector<EdgeState> m_edges;
     std::vector<ProbeState> m_probes;
+    std::vector<kn::CarriedRows> m_carried;  ///< every node's output rows (advanceChunk's carry)
+    mutable DeviceStateScan m_scan;          ///< findNonFinite()'s list and buffers
     FusedGroups m_fused;  ///< after m_plan, which it reads
     int m_fusedCount = 0;  ///< groups fused in the last chunk
 };
