@@ -4,13 +4,15 @@
 // loop over any number of arrays of any size (several launches of 64, arrays longer than one
 // launch's blocks cover, empty ones, a scan reused after a hit); the executor must report the
 // same first NaN / infinity as the CPU executor (path, attribute, element), in plan order across
-// device nodes, host nodes and delay rings. Skips without a usable CUDA device; its
-// _cuda_emulated twin runs everywhere.
+// device nodes, host nodes and delay rings; and HeadlessRun must take 256-step chunks on the
+// device (deviceChunkSteps(): fewer when the memory is short) with the CPU's spikes. Device
+// cases skip without a usable CUDA device; its _cuda_emulated twin runs everywhere.
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
 #include "engine/neurons/cuba_lif.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/runtime/backend.hpp"
+#include "engine/runtime/headless_run.hpp"
 #include "kernels/cuda_device.hpp"
 #include "kernels/network_cuda.hpp"
 #include "tests/projection_test_helpers.hpp"
@@ -18,6 +20,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -90,7 +93,8 @@ class TestDeviceStateScan : public QObject {
 private Q_SLOTS:
     void init()
     {
-        if (!cudaUsable()) {
+        if (std::strcmp(QTest::currentTestFunction(), "deviceChunkFitsTheMemory") != 0 &&
+            !cudaUsable()) {
             QSKIP("no usable CUDA device (the _cuda_emulated twin runs these)");
         }
     }
@@ -214,6 +218,62 @@ private Q_SLOTS:
         if (path == "ring") {
             QCOMPARE(QString::fromStdString(cpu->attribute), QString("pending"));
         }
+    }
+
+    void deviceChunkFitsTheMemory()
+    {
+        auto net = network(true);
+        const ExecutionPlan plan = compilePlan(*net);
+        std::int64_t floats = 1;  // what one step of rows may take: see deviceChunkSteps()
+        for (const PlanNode& n : plan.nodes) {
+            floats += n.sizeIn + 4 * n.sizeOut;
+        }
+        const std::size_t perStep = static_cast<std::size_t>(floats) * sizeof(float) * 8;
+        ExecutorOptions options;
+        options.maxChunkSteps = 32;
+        options.deviceMaxChunkSteps = 256;
+        QCOMPARE(deviceChunkSteps(plan, options, std::size_t{16} << 30), std::int64_t{256});
+        // Memory for 100 steps' rows (and a little more): 100.
+        QCOMPARE(deviceChunkSteps(plan, options, 100 * perStep + perStep / 2), std::int64_t{100});
+        QCOMPARE(deviceChunkSteps(plan, options, 100 * perStep), std::int64_t{100});
+        QCOMPARE(deviceChunkSteps(plan, options, 100 * perStep - 8), std::int64_t{99});
+        // Never below maxChunkSteps, and nothing longer asked: maxChunkSteps.
+        QCOMPARE(deviceChunkSteps(plan, options, perStep), std::int64_t{32});
+        options.deviceMaxChunkSteps = 0;
+        QCOMPARE(deviceChunkSteps(plan, options, std::size_t{16} << 30), std::int64_t{32});
+    }
+
+    void headlessRunTakesLongerChunksOnTheDevice()
+    {
+        // What `spikesim run --backend cuda` does: 256-step chunks (the CPU keeps 32), fewer
+        // when the run is shorter or shows progress, and the same spikes as the CPU.
+        constexpr std::int64_t kSteps = 700;
+        std::mt19937 gen(12);
+        std::bernoulli_distribution fire(0.15);
+        std::vector<float> input(static_cast<std::size_t>(kSteps * 45));
+        for (float& x : input) {
+            x = fire(gen) ? 1.0F : 0.0F;
+        }
+        const auto run = [&](BackendKind backend, std::int64_t steps, bool progress) {
+            auto net = network(false);
+            HeadlessRunOptions options;
+            options.backend = backend;
+            options.steps = steps;
+            options.progress = progress;
+            HeadlessRun headless(*net, options);
+            headless.record({{"E", "spikes", {}}, {"I", "v", {}}});
+            const HeadlessRunResult r = headless.run(input.data(), steps);
+            return std::tuple{headless.chunkSteps(), r.spikes, r.recordings};
+        };
+        const auto [cpuChunk, cpuSpikes, cpuRows] = run(BackendKind::Cpu, kSteps, false);
+        const auto [cudaChunk, cudaSpikes, cudaRows] = run(BackendKind::Cuda, kSteps, false);
+        QCOMPARE(cpuChunk, std::int64_t{32});
+        QCOMPARE(cudaChunk, std::int64_t{256});
+        QVERIFY(cpuSpikes > 100.0);
+        QCOMPARE(cudaSpikes, cpuSpikes);
+        QVERIFY(cudaRows == cpuRows);
+        QCOMPARE(std::get<0>(run(BackendKind::Cuda, 100, false)), std::int64_t{100});
+        QCOMPARE(std::get<0>(run(BackendKind::Cuda, kSteps, true)), std::int64_t{7});
     }
 };
 

@@ -3,6 +3,8 @@
 
 #include "kernels/cuda_device.hpp"
 
+#include <algorithm>
+
 namespace spike::engine {
 
 BackendKind parseBackendKind(const std::string& text)
@@ -27,6 +29,20 @@ std::string toString(BackendKind kind)
     case BackendKind::Cuda: return "cuda";
     }
     return "auto";
+}
+
+std::int64_t deviceChunkSteps(const ExecutionPlan& plan, const ExecutorOptions& options,
+                              std::size_t deviceMemoryBytes)
+{
+    if (options.deviceMaxChunkSteps <= options.maxChunkSteps) {
+        return options.maxChunkSteps;
+    }
+    std::int64_t floatsPerStep = 1;
+    for (const PlanNode& n : plan.nodes) {
+        floatsPerStep += n.sizeIn + 4 * n.sizeOut;
+    }
+    const auto budget = static_cast<std::int64_t>(deviceMemoryBytes / 8 / sizeof(float));
+    return std::clamp(budget / floatsPerStep, options.maxChunkSteps, options.deviceMaxChunkSteps);
 }
 
 bool backendAvailable(BackendKind kind, std::string* why)

@@ -14,6 +14,7 @@
 #include "engine/core/module.hpp"
 #include "engine/tensor/spike_lists.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -61,6 +62,11 @@ struct ExecutorOptions {
     /// Most steps one advance() may take (buffers are sized once). Short chunks keep a cyclic
     /// network's output blocks in cache (bench/cuba: 16 steps beat 256 by 30 %).
     std::int64_t maxChunkSteps = 32;
+    /// CUDA: a longer chunk to take instead of maxChunkSteps (0: none), shortened by
+    /// deviceChunkSteps() to what the device's memory holds. A chunk on a GPU costs a fixed set
+    /// of launches and copies beside its steps (the probes', the health check's, the row
+    /// carry), which short chunks pay often; HeadlessRun asks for 256 when it runs unpaced.
+    std::int64_t deviceMaxChunkSteps = 0;
     /// CPU: list the spikes of neuron populations per step (NodeRunner::listsSpikes()) and
     /// deliver them event-driven (Projection::deliverListed()) and to probeSpikeLists(). CUDA:
     /// list the spikes of spike probes on the device and copy those back instead of the dense
@@ -137,10 +143,19 @@ public:
 
 protected:
     explicit Executor(std::int64_t maxChunk) : m_maxChunk(maxChunk) {}
+    /// A chunk length chosen after the plan is compiled (before any advance()).
+    void setMaxChunkSteps(std::int64_t steps) { m_maxChunk = steps; }
 
 private:
     std::int64_t m_maxChunk;
 };
+
+/// The CUDA executor's chunk: options.deviceMaxChunkSteps when every node's rows for that many
+/// steps (inputs, outputs, and three times the outputs again for probes and spike lists) take at
+/// most an eighth of `deviceMemoryBytes`, else as many steps as do, but never fewer than
+/// options.maxChunkSteps (also the result when deviceMaxChunkSteps is not larger).
+std::int64_t deviceChunkSteps(const ExecutionPlan& plan, const ExecutorOptions& options,
+                              std::size_t deviceMemoryBytes);
 
 /// Whether an executor of `kind` can be made on this machine (Cpu and Auto always; Cuda when
 /// the build has CUDA and a usable device). When not, `why` (when given) says why.

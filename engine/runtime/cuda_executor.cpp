@@ -122,6 +122,11 @@ public:
             throw Error("executor: maxChunkSteps must be in [1, 1000000], got " +
                         std::to_string(options.maxChunkSteps));
         }
+        if (options.deviceMaxChunkSteps > 1000000) {
+            throw Error("executor: deviceMaxChunkSteps must be at most 1000000, got " +
+                        std::to_string(options.deviceMaxChunkSteps));
+        }
+        setMaxChunkSteps(deviceChunkSteps(m_plan, options, kn::queryCudaDevice().memoryBytes));
         guarded("allocating the network's device buffers", [&] { allocate(); });
         loadStates(true);
     }

@@ -71,6 +71,10 @@ HeadlessRun::HeadlessRun(Module& root, const HeadlessRunOptions& options)
     ExecutorOptions executorOptions;
     executorOptions.maxChunkSteps =
         options.steps > 0 ? std::min(chunk, options.steps) : chunk;
+    if (!options.speed.paced() && !options.progress) {
+        executorOptions.deviceMaxChunkSteps =
+            options.steps > 0 ? std::min<std::int64_t>(256, options.steps) : 256;
+    }
     executorOptions.spikeLists = options.spikeLists;
     executorOptions.threads = options.threads;
     m_executor = makeExecutor(root, options.backend, executorOptions, &m_note);

@@ -52,8 +52,9 @@ struct HeadlessRunResult {
 /// See the file comment.
 class HeadlessRun {
 public:
-    /// Chunks of at most 32 steps (1024 when paced; the run loop sizes paced chunks for about
-    /// 15 ms of wall time), 1 % of the run with progress. Builds the executor (loads states).
+    /// Chunks of at most 32 steps (256 on the CUDA backend as far as its memory allows,
+    /// ExecutorOptions::deviceMaxChunkSteps; 1024 when paced: the run loop sizes paced chunks
+    /// for about 15 ms of wall time), 1 % of the run with progress. Builds the executor (loads states).
     /// Throws Error when the backend cannot run the tree.
     HeadlessRun(Module& root, const HeadlessRunOptions& options);
     ~HeadlessRun();
