@@ -76,10 +76,7 @@ __device__ void runOp(const FusedOp& op, long long t, int* listCount, int* list)
     float* ring = op.sparse.pending != nullptr ? op.sparse.pending + ringRow * op.sparse.nDst
                                                : nullptr;
     switch (op.kind) {
-    case FusedKind::Zero:
-        for (long long c = tid; c < op.width; c += threads) {
-            dst[c] = 0.0F;
-        }
+    case FusedKind::Zero:  // done for the whole chunk before the first step
         break;
     case FusedKind::AddRows:
         for (long long c = tid; c < op.width; c += threads) {
@@ -160,10 +157,23 @@ __global__ void __launch_bounds__(1024) fusedGroupKernel(const FusedOp* ops, int
         *listCount = 0;
     }
     __syncthreads();
+    // The clears of every step first: step t's input rows are written only at step t.
+    for (int k = 0; k < count; ++k) {
+        const FusedOp& op = local[k];
+        if (op.kind == FusedKind::Zero && op.width > 0) {
+            for (long long e = threadIdx.x; e < op.width * steps; e += blockDim.x) {
+                const long long r = e / op.width;
+                op.dst[r * op.dstStride + (e - r * op.width)] = 0.0F;
+            }
+        }
+    }
+    __syncthreads();
     for (long long t = 0; t < steps; ++t) {
         for (int k = 0; k < count; ++k) {
-            runOp(local[k], t, listCount, list);
-            __syncthreads();
+            if (local[k].kind != FusedKind::Zero) {
+                runOp(local[k], t, listCount, list);
+                __syncthreads();
+            }
         }
     }
 }

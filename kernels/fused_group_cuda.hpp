@@ -3,7 +3,9 @@
 // population every 0.1 ms step and spent 38 µs per step on an H100 for work of a few
 // microseconds. fusedGroupStepsCuda() runs a list of operations (FusedOp) for every step of a
 // chunk inside one thread block, a __syncthreads() between consecutive operations, so one launch
-// replaces steps × operations of them. Each operation does exactly the per-element work its
+// replaces steps × operations of them. Zero operations clear their rows of all steps at once
+// before the first step (nothing else writes a step's input row before that step), so they cost
+// no barrier per step. Each operation does exactly the per-element work its
 // stand-alone kernel does (kernels/network_device.cuh), in the same order across operations, so
 // the results equal the per-launch path's and the CPU's under network_cuda.hpp's contract.
 //
@@ -23,7 +25,7 @@ namespace spike::kernels {
 
 /// What a FusedOp does to row t of its buffers.
 enum class FusedKind : std::int32_t {
-    Zero,          ///< dst[t][0..width) = 0
+    Zero,          ///< dst[t][0..width) = 0 (done for every row of the chunk before step 0)
     AddRows,       ///< dst[t][c] += src[t][c], c < width
     CopyRows,      ///< dst[t][c] = src[t][c], c < width
     Dense,         ///< dst[t][j] += sum_i src[t][i] * weight[i][j] (denseDeliverCuda)
