@@ -24,7 +24,7 @@ constexpr int kLanes = 32;
 constexpr int kListCapacity = 2048;
 
 static_assert(sizeof(FusedOp) % sizeof(long long) == 0, "FusedOp is copied in 8-byte words");
-static_assert(kFusedMaxOps * sizeof(FusedOp) + (1 + kListCapacity) * sizeof(int) <= 48 * 1024,
+static_assert(kFusedMaxOps * sizeof(FusedOp) + (2 + kListCapacity) * sizeof(int) <= 48 * 1024,
               "a fused launch's shared memory stays within the 48 KiB every GPU grants");
 
 __device__ inline float* traceRow(const FusedOp& op, int k, long long t)
@@ -34,19 +34,23 @@ __device__ inline float* traceRow(const FusedOp& op, int k, long long t)
 
 /// The active channels of presynaptic row `x` add their synapses into `target`: every thread
 /// lists the channels it finds active (tid, tid + blockDim, ...), then each warp takes listed
-/// channels and spreads their synapses over its lanes. Two barriers; ends with the list empty.
-__device__ void sparseScatter(const SparseDevice& p, const float* x, float* target, int* listCount,
-                              int* list)
+/// channels and spreads their synapses over its lanes. One barrier, between the two; the caller's
+/// barrier after the operation ends it. Consecutive scatters alternate between two counters
+/// (counts[0] and [1], by `slot`): each clears the other one, which every thread read before
+/// this scatter's barrier, so no barrier is needed for the clearing.
+__device__ void sparseScatter(const SparseDevice& p, const float* x, float* target, int* counts,
+                              int slot, int* list)
 {
+    int* listCount = counts + slot;
     const long long tid = threadIdx.x;
     const long long threads = blockDim.x;
     const auto* rowStart = reinterpret_cast<const long long*>(p.rowStart);
     for (long long c = tid; c < p.nSrc; c += threads) {
         const float xc = x[c];
         if (xc != 0.0F) {
-            const int slot = atomicAdd(listCount, 1);
-            if (slot < kListCapacity) {
-                list[slot] = static_cast<int>(c);
+            const int at = atomicAdd(listCount, 1);
+            if (at < kListCapacity) {
+                list[at] = static_cast<int>(c);
             } else {
                 scatterSynapses(rowStart, p.targets, p.weight, p.weights, c, xc, target, 0, 1);
             }
@@ -54,19 +58,18 @@ __device__ void sparseScatter(const SparseDevice& p, const float* x, float* targ
     }
     __syncthreads();
     const int listed = *listCount < kListCapacity ? *listCount : kListCapacity;
+    if (tid == 0) {
+        counts[1 - slot] = 0;
+    }
     const long long lane = tid % kLanes;
     for (long long k = tid / kLanes; k < listed; k += threads / kLanes) {
         const long long c = list[k];
         scatterSynapses(rowStart, p.targets, p.weight, p.weights, c, x[c], target, lane, kLanes);
     }
-    __syncthreads();
-    if (tid == 0) {
-        *listCount = 0;
-    }
 }
 
-/// Step t of one operation, on this thread's elements.
-__device__ void runOp(const FusedOp& op, long long t, int* listCount, int* list)
+/// Step t of one operation, on this thread's elements; `slot` is the next scatter's counter.
+__device__ void runOp(const FusedOp& op, long long t, int* counts, int& slot, int* list)
 {
     const long long tid = threadIdx.x;
     const long long threads = blockDim.x;
@@ -105,7 +108,8 @@ __device__ void runOp(const FusedOp& op, long long t, int* listCount, int* list)
         }
         break;
     case FusedKind::SparseScatter:
-        sparseScatter(op.sparse, src, op.sparse.delay > 0 ? ring : dst, listCount, list);
+        sparseScatter(op.sparse, src, op.sparse.delay > 0 ? ring : dst, counts, slot, list);
+        slot = 1 - slot;
         break;
     case FusedKind::Lif:
         for (long long i = tid; i < op.lif.n; i += threads) {
@@ -146,15 +150,16 @@ __global__ void __launch_bounds__(1024) fusedGroupKernel(const FusedOp* ops, int
 {
     SPIKE_DYNAMIC_SHARED(long long, shared);
     auto* local = reinterpret_cast<FusedOp*>(shared);
-    int* listCount = reinterpret_cast<int*>(local + count);
-    int* list = listCount + 1;
+    int* counts = reinterpret_cast<int*>(local + count);  // two list counters
+    int* list = counts + 2;
     const long long words = static_cast<long long>(count) * sizeof(FusedOp) / sizeof(long long);
     const auto* from = reinterpret_cast<const long long*>(ops);
     for (long long w = threadIdx.x; w < words; w += blockDim.x) {
         shared[w] = from[w];
     }
     if (threadIdx.x == 0) {
-        *listCount = 0;
+        counts[0] = 0;
+        counts[1] = 0;
     }
     __syncthreads();
     // The clears of every step first: step t's input rows are written only at step t.
@@ -168,10 +173,11 @@ __global__ void __launch_bounds__(1024) fusedGroupKernel(const FusedOp* ops, int
         }
     }
     __syncthreads();
+    int slot = 0;
     for (long long t = 0; t < steps; ++t) {
         for (int k = 0; k < count; ++k) {
             if (local[k].kind != FusedKind::Zero) {
-                runOp(local[k], t, listCount, list);
+                runOp(local[k], t, counts, slot, list);
                 __syncthreads();
             }
         }
@@ -202,7 +208,7 @@ void fusedGroupStepsCuda(const FusedOp* ops, int count, std::int64_t steps, std:
 #endif
     threads = threads < kLanes ? kLanes : (threads > maxThreads ? maxThreads : threads);
     const std::size_t shared = static_cast<std::size_t>(count) * sizeof(FusedOp) +
-                               (1 + static_cast<std::size_t>(kListCapacity)) * sizeof(int);
+                               (2 + static_cast<std::size_t>(kListCapacity)) * sizeof(int);
     SPIKE_LAUNCH(fusedGroupKernel, 1, static_cast<unsigned>(threads), shared)(ops, count, steps);
     checkLaunch("fusedGroupKernel");
 }
