@@ -1,9 +1,11 @@
 #!/bin/bash
-# run_on_device.sh [TEST...] [-- BENCH ARGS...]: on the GPU machine, from the repository root with
-# .device-bundle/ beside it (bench/device/pack_for_device.sh): unpacks the binaries, points the
-# source path they were built in at this checkout, runs each TEST (build/tests/TEST) and then the
-# one benchmark command after --, and writes tests.log, bench.log and machine.log to $OUT (or
-# ./device-logs). Prints a summary line per test.
+# run_on_device.sh [TEST...] [-- BENCH ARGS... [-- BENCH ARGS...]...]: on the GPU machine, from
+# the repository root with .device-bundle/ beside it (bench/device/pack_for_device.sh): unpacks the
+# binaries, points the source path they were built in at this checkout, runs each TEST
+# (build/tests/TEST, at most 300 s each) and then each benchmark command (one per --, at most
+# BENCH_TIMEOUT seconds each, default 200), and writes tests.log, bench.log (every command's
+# output after a "=== command" line) and machine.log to $OUT (or ./device-logs). Prints a summary
+# line per test and the tail of each command's output.
 set -uo pipefail
 ROOT=$PWD
 LOGS=${OUT:-"$ROOT/device-logs"}
@@ -23,8 +25,20 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     shift
 done
 grep -E "^(FAIL|SKIP)|Totals" "$LOGS/tests.log"
-if [ "${1:-}" = "--" ]; then
+: > "$LOGS/bench.log"
+while [ "${1:-}" = "--" ]; do
     shift
-    timeout 500 "$@" > "$LOGS/bench.log" 2>&1
-    tail -40 "$LOGS/bench.log"
-fi
+    command=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+        command+=("$1")
+        shift
+    done
+    echo "=== ${command[*]}" >> "$LOGS/bench.log"
+    timeout "${BENCH_TIMEOUT:-200}" "${command[@]}" > "$LOGS/last-bench.log" 2>&1
+    status=$?
+    cat "$LOGS/last-bench.log" >> "$LOGS/bench.log"
+    echo "=== exit $status" >> "$LOGS/bench.log"
+    echo "=== ${command[*]} (exit $status)"
+    tail -25 "$LOGS/last-bench.log"
+done
+rm -f "$LOGS/last-bench.log"
