@@ -320,24 +320,18 @@ public:
             if (!m_nodes[i].runner) {
                 continue;
             }
-            for (const StateArray& s : m_nodes[i].runner->workingStates()) {
-                if (const std::int64_t k = firstNonFinite(s.data, s.size); k >= 0) {
-                    return NonFinite{m_plan.nodes[i].path, s.attribute, k, s.data[k]};
-                }
+            if (auto bad = firstNonFiniteIn(m_nodes[i].runner->workingStates())) {
+                bad->path = m_plan.nodes[i].path;
+                return bad;
             }
         }
         for (const PlanEdge& e : m_plan.edges) {
             if (e.projection == nullptr) {
                 continue;
             }
-            for (const AttributeView& v : e.projection->attributes()) {
-                const auto* t = std::get_if<Tensor>(v.value);
-                if (v.spec->kind != AttributeKind::State || t == nullptr) {
-                    continue;
-                }
-                if (const std::int64_t k = firstNonFinite(t->data(), t->numel()); k >= 0) {
-                    return NonFinite{e.path, v.spec->name, k, (*t)[k]};
-                }
+            if (auto bad = firstNonFiniteState(*e.projection)) {
+                bad->path = e.path;
+                return bad;
             }
         }
         return std::nullopt;

@@ -30,6 +30,7 @@
 #include "engine/core/device_runner.hpp"
 #include "engine/core/graph.hpp"
 #include "engine/core/node_runner.hpp"
+#include "engine/runtime/finite_scan.hpp"
 #include "engine/runtime/fused_groups.hpp"
 #include "engine/runtime/probe_target.hpp"
 
@@ -38,7 +39,6 @@
 #include "kernels/spike_lists_cuda.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 namespace spike::engine {
@@ -92,7 +92,10 @@ struct ProbeState {
     ProbeTarget target;
     std::vector<std::int64_t> channels;     ///< the kept channels of a row
     kn::DeviceArray<std::int64_t> columns;  ///< the same, on the device
-    Floats rows;                            ///< device maxChunk × width
+    Floats rows;                            ///< device maxChunk × width (gathered probes)
+    /// Every channel in order: the probe reads its source rows where they are, no gather.
+    bool whole = false;
+    const float* source = nullptr;          ///< the last chunk's dense device rows
     mutable std::vector<float> data;        ///< host maxChunk × width
     /// A spike probe of a whole device population lists its spikes on the device
     /// (kernels/spike_lists_cuda.hpp) and copies only those back; its dense rows follow only
@@ -161,10 +164,13 @@ public:
                 p.columns = kn::DeviceArray<std::int64_t>(p.channels.size(), "probe channels");
                 kn::copyBytes(p.columns.data(), p.channels.data(), p.channels.size() * 8,
                               kn::CopyKind::HostToDevice);
-                p.rows = Floats(count(rows, t.info.width), "probe rows");
+                p.whole = t.indices.empty() && t.info.width == t.rowWidth;
+                if (!p.whole) {
+                    p.rows = Floats(count(rows, t.info.width), "probe rows");
+                }
                 p.data.assign(count(rows, t.info.width), 0.0F);
-                p.lists = m_spikeLists && t.trace < 0 && t.info.spikes && t.indices.empty() &&
-                          t.info.width == t.rowWidth && rows * t.info.width >= m_listMinValues;
+                p.lists = m_spikeLists && t.trace < 0 && t.info.spikes && p.whole &&
+                          rows * t.info.width >= m_listMinValues;
                 if (p.lists) {
                     const std::size_t cells = count(rows, t.info.width);
                     p.listCounts = kn::DeviceArray<std::int32_t>(static_cast<std::size_t>(rows), "spike counts");
@@ -205,7 +211,7 @@ public:
         const ProbeState& p = m_probes.at(k);
         if (!p.dataCurrent) {
             guarded("copying probe rows", [&] {
-                kn::copyBytes(p.data.data(), p.rows.data(), count(p.steps, p.target.info.width) * sizeof(float),
+                kn::copyBytes(p.data.data(), p.source, count(p.steps, p.target.info.width) * sizeof(float),
                               kn::CopyKind::DeviceToHost);
             });
             p.dataCurrent = true;
@@ -309,19 +315,21 @@ public:
                 }
             }
             const std::optional<DeviceStateScan::Found> onDevice = m_scan.run();
-            const auto found = [&](int owner) -> std::optional<DeviceNonFinite> {
+            const auto device = [&](int owner) -> std::optional<NonFinite> {
                 if (onDevice && onDevice->owner == owner) {
-                    return onDevice->where;
+                    const DeviceNonFinite& w = onDevice->where;
+                    return NonFinite{{}, w.attribute, w.index, w.value};
                 }
                 return std::nullopt;
             };
             for (std::size_t i = 0; i < m_nodes.size(); ++i) {
                 const NodeState& n = m_nodes[i];
-                auto bad = n.onDevice   ? found(static_cast<int>(i))
-                           : n.runner ? scanHost(n.runner->workingStates())
+                auto bad = n.onDevice ? device(static_cast<int>(i))
+                           : n.runner ? firstNonFiniteIn(n.runner->workingStates())
                                       : std::nullopt;
                 if (bad) {
-                    return NonFinite{m_plan.nodes[i].path, bad->attribute, bad->index, bad->value};
+                    bad->path = m_plan.nodes[i].path;
+                    return bad;
                 }
             }
             for (std::size_t k = 0; k < m_plan.edges.size(); ++k) {
@@ -329,10 +337,11 @@ public:
                 if (e.projection == nullptr) {
                     continue;
                 }
-                const auto bad = m_edges[k].twin ? found(edgeOwner + static_cast<int>(k))
-                                                 : scanModuleStates(*e.projection);
+                auto bad = m_edges[k].twin ? device(edgeOwner + static_cast<int>(k))
+                                           : firstNonFiniteState(*e.projection);
                 if (bad) {
-                    return NonFinite{e.path, bad->attribute, bad->index, bad->value};
+                    bad->path = e.path;
+                    return bad;
                 }
             }
             return std::nullopt;
@@ -529,10 +538,14 @@ private:
             }
             const float* rows = t.trace >= 0 ? b.traceRows[static_cast<std::size_t>(t.trace)].data()
                                              : b.out.data() + t.rowWidth;
-            kn::gatherColumns(rows, t.rowWidth, steps, probe.columns.data(), w, probe.rows.data());
+            if (!probe.whole) {
+                kn::gatherColumns(rows, t.rowWidth, steps, probe.columns.data(), w,
+                                  probe.rows.data());
+            }
+            probe.source = probe.whole ? rows : probe.rows.data();
             probe.steps = steps;
             if (probe.lists) {
-                kn::listNonZeroRowsCuda(probe.rows.data(), steps, w, probe.listCounts.data(),
+                kn::listNonZeroRowsCuda(probe.source, steps, w, probe.listCounts.data(),
                                         probe.listIndices.data(), probe.listValues.data(),
                                         probe.listScratch.data());
                 kn::copySpikeListsToHost(probe.listCounts.data(), probe.listIndices.data(),
@@ -541,37 +554,9 @@ private:
                 probe.dataCurrent = false;
                 continue;
             }
-            kn::copyBytes(probe.data.data(), probe.rows.data(), count(steps, w) * sizeof(float),
+            kn::copyBytes(probe.data.data(), probe.source, count(steps, w) * sizeof(float),
                           kn::CopyKind::DeviceToHost);
         }
-    }
-
-    static std::optional<DeviceNonFinite> scanHost(const std::vector<StateArray>& arrays)
-    {
-        for (const StateArray& s : arrays) {
-            for (std::int64_t k = 0; k < s.size; ++k) {
-                if (!std::isfinite(s.data[k])) {
-                    return DeviceNonFinite{s.attribute, k, s.data[k]};
-                }
-            }
-        }
-        return std::nullopt;
-    }
-
-    static std::optional<DeviceNonFinite> scanModuleStates(const Module& m)
-    {
-        for (const AttributeView& v : m.attributes()) {
-            const auto* t = std::get_if<Tensor>(v.value);
-            if (v.spec->kind != AttributeKind::State || t == nullptr) {
-                continue;
-            }
-            for (std::int64_t k = 0; k < t->numel(); ++k) {
-                if (!std::isfinite((*t)[k])) {
-                    return DeviceNonFinite{v.spec->name, k, (*t)[k]};
-                }
-            }
-        }
-        return std::nullopt;
     }
 
     ExecutionPlan m_plan;

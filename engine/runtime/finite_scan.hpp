@@ -5,12 +5,20 @@
 // maximum of (bits & exponent mask) over blocks of 256 values, a branch-free integer loop the
 // compiler vectorises (and which no floating-point flag can optimise away), and looks at single
 // values only in a block whose maximum says one is there. The index found is the same as that of
-// a plain loop over !std::isfinite(). Stateless; any thread.
+// a plain loop over !std::isfinite(). firstNonFiniteIn() and firstNonFiniteState() apply it to
+// a runner's working arrays and to a module's State attributes (finite_scan.cpp), for both
+// executors. Stateless; any thread (on data the caller's thread owns).
 #pragma once
+
+#include "engine/core/module.hpp"
+#include "engine/core/node_runner.hpp"
+#include "engine/runtime/backend.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace spike::engine {
 
@@ -36,5 +44,11 @@ inline std::int64_t firstNonFinite(const float* data, std::int64_t n)
     }
     return -1;
 }
+
+/// The first NaN or infinity of the first array that has one (attribute, index, value; the path
+/// left empty for the caller), or nothing.
+std::optional<NonFinite> firstNonFiniteIn(const std::vector<StateArray>& arrays);
+/// The same over `module`'s own State attributes, in registry order.
+std::optional<NonFinite> firstNonFiniteState(const Module& module);
 
 }  // namespace spike::engine
