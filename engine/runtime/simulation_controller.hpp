@@ -100,7 +100,14 @@ struct ControllerEvent {
 /// Construction options.
 struct ControllerOptions {
     BackendKind backend = BackendKind::Cpu;
-    ExecutorOptions executor;  ///< maxChunkSteps (most steps per chunk) and plan options
+    /// maxChunkSteps (most steps per chunk) and plan options. CUDA: chunks of up to 256 steps
+    /// (ExecutorOptions::deviceMaxChunkSteps), which the run loop still shortens to its pacing
+    /// and to maxChunkSeconds of wall time, so the plots stay live.
+    ExecutorOptions executor = [] {
+        ExecutorOptions o;
+        o.deviceMaxChunkSteps = 256;
+        return o;
+    }();
     Speed speed;
     std::int64_t defaultProbeCapacity = 65536;  ///< rows or events, when a probe asks for 0
     std::size_t maxPendingEvents = 4096;  ///< beyond this the oldest are dropped (0: no limit)
