@@ -114,12 +114,25 @@ __global__ void carryLastRowsKernel(CarryBatch b)
     }
 }
 
-/// Blocks per array of a batch whose largest array has `longest` elements (at most 1024, so a
-/// batch's grid stays far below the limit; the kernels stride over longer arrays).
-long long blocksPerItem(long long longest)
+/// For each run of at most kBatch of `count` items: fill(i, k) puts item i in slot k of the
+/// caller's batch and returns its size, then launch(from, n, blocksPerItem) runs the batch
+/// (skipped when all its items are empty). blocksPerItem covers the largest item with kBlock
+/// threads per block, at most 1024 blocks (the kernels stride over longer arrays).
+template <typename Fill, typename Launch>
+void inBatches(std::size_t count, Fill&& fill, Launch&& launch)
 {
-    const long long blocks = (longest + kBlock - 1) / kBlock;
-    return blocks < 1 ? 1 : (blocks > 1024 ? 1024 : blocks);
+    for (std::size_t from = 0; from < count; from += kBatch) {
+        const std::size_t n = count - from < kBatch ? count - from : kBatch;
+        long long longest = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const long long size = fill(from + k, k);
+            longest = size > longest ? size : longest;
+        }
+        if (longest > 0) {
+            const long long blocks = (longest + kBlock - 1) / kBlock;
+            launch(from, n, blocks > 1024 ? 1024 : blocks);
+        }
+    }
 }
 
 // ---- neurons (kernels/network_device.cuh holds each element's work) -----------------------
@@ -332,21 +345,21 @@ void firstNonFiniteEach(const ScanSpan* spans, std::size_t count, std::int64_t* 
     // All ones is ULLONG_MAX: "none found", the identity of atomicMin.
     check(cudaMemset(scratch.data(), 0xFF, count * sizeof(unsigned long long)),
           "clearing the non-finite scan results");
-    for (std::size_t b0 = 0; b0 < count; b0 += kBatch) {
-        ScanBatch batch{};
-        const std::size_t n = count - b0 < kBatch ? count - b0 : kBatch;
-        long long longest = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            requireNonNegative(spans[b0 + k].count, "firstNonFiniteEach count");
-            batch.data[k] = spans[b0 + k].data;
-            batch.count[k] = spans[b0 + k].count;
-            longest = batch.count[k] > longest ? batch.count[k] : longest;
-        }
-        batch.blocksPerItem = blocksPerItem(longest);
-        SPIKE_LAUNCH(firstNonFiniteEachKernel, static_cast<unsigned>(n * batch.blocksPerItem),
-                     kBlock, 0)(batch, scratch.data() + b0);
-        checkLaunch("firstNonFiniteEachKernel");
-    }
+    ScanBatch batch{};
+    inBatches(
+        count,
+        [&](std::size_t i, std::size_t k) {
+            requireNonNegative(spans[i].count, "firstNonFiniteEach count");
+            batch.data[k] = spans[i].data;
+            batch.count[k] = spans[i].count;
+            return batch.count[k];
+        },
+        [&](std::size_t from, std::size_t n, long long blocks) {
+            batch.blocksPerItem = blocks;
+            SPIKE_LAUNCH(firstNonFiniteEachKernel, static_cast<unsigned>(n * blocks), kBlock, 0)
+            (batch, scratch.data() + from);
+            checkLaunch("firstNonFiniteEachKernel");
+        });
     static_assert(sizeof(unsigned long long) == sizeof(std::int64_t));
     copyBytes(first, scratch.data(), count * sizeof(std::int64_t), CopyKind::DeviceToHost);
     for (std::size_t k = 0; k < count; ++k) {
@@ -359,25 +372,21 @@ void firstNonFiniteEach(const ScanSpan* spans, std::size_t count, std::int64_t* 
 void carryLastRows(const CarriedRows* list, std::size_t count, std::int64_t steps)
 {
     requireNonNegative(steps, "carryLastRows steps");
-    for (std::size_t b0 = 0; b0 < count; b0 += kBatch) {
-        CarryBatch batch{};
-        const std::size_t n = count - b0 < kBatch ? count - b0 : kBatch;
-        long long widest = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            requireNonNegative(list[b0 + k].width, "carryLastRows width");
-            batch.rows[k] = list[b0 + k].rows;
-            batch.width[k] = list[b0 + k].width;
-            widest = batch.width[k] > widest ? batch.width[k] : widest;
-        }
-        if (widest == 0) {
-            continue;
-        }
-        batch.blocksPerItem = blocksPerItem(widest);
-        batch.steps = steps;
-        SPIKE_LAUNCH(carryLastRowsKernel, static_cast<unsigned>(n * batch.blocksPerItem), kBlock,
-                     0)(batch);
-        checkLaunch("carryLastRowsKernel");
-    }
+    CarryBatch batch{};
+    batch.steps = steps;
+    inBatches(
+        count,
+        [&](std::size_t i, std::size_t k) {
+            requireNonNegative(list[i].width, "carryLastRows width");
+            batch.rows[k] = list[i].rows;
+            batch.width[k] = list[i].width;
+            return batch.width[k];
+        },
+        [&](std::size_t /*from*/, std::size_t n, long long blocks) {
+            batch.blocksPerItem = blocks;
+            SPIKE_LAUNCH(carryLastRowsKernel, static_cast<unsigned>(n * blocks), kBlock, 0)(batch);
+            checkLaunch("carryLastRowsKernel");
+        });
 }
 
 // ---- neurons ------------------------------------------------------------------------------
