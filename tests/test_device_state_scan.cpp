@@ -4,9 +4,11 @@
 // loop over any number of arrays of any size (several launches of 64, arrays longer than one
 // launch's blocks cover, empty ones, a scan reused after a hit); the executor must report the
 // same first NaN / infinity as the CPU executor (path, attribute, element), in plan order across
-// device nodes, host nodes and delay rings; and HeadlessRun must take 256-step chunks on the
-// device (deviceChunkSteps(): fewer when the memory is short) with the CPU's spikes. Device
-// cases skip without a usable CUDA device; its _cuda_emulated twin runs everywhere.
+// device nodes, host nodes and delay rings; chunks without input after chunks with it must run
+// on zero input as on the CPU (the input rows are cleared only when needed); and HeadlessRun
+// must take 256-step chunks on the device (deviceChunkSteps(): fewer when the memory is short)
+// with the CPU's spikes. Device cases skip without a usable CUDA device; its _cuda_emulated twin
+// runs everywhere.
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
 #include "engine/neurons/cuba_lif.hpp"
@@ -218,6 +220,32 @@ private Q_SLOTS:
         if (path == "ring") {
             QCOMPARE(QString::fromStdString(cpu->attribute), QString("pending"));
         }
+    }
+
+    void chunksWithoutInputAfterInput()
+    {
+        // advance(n, nullptr) means zero input; the CUDA executor clears its input rows only
+        // when an input chunk wrote them, or when more rows are needed than it cleared before.
+        const std::int64_t chunks[][2] = {{5, 1}, {7, 0}, {3, 1}, {4, 0}, {9, 0}, {6, 1}, {8, 0}};
+        std::vector<float> input(16 * 45, 1.0F);
+        std::vector<std::vector<float>> seen[2];
+        const char* backends[] = {"cpu", "cuda"};
+        for (int b = 0; b < 2; ++b) {
+            auto net = network(false);
+            ExecutorOptions options;
+            options.maxChunkSteps = 16;
+            auto ex = makeExecutor(*net, parseBackendKind(backends[b]), options);
+            ex->setProbes({{"E", "v", {}}, {"I", "i_exc", {}}});
+            for (const auto& [n, withInput] : chunks) {
+                ex->advance(n, withInput != 0 ? input.data() : nullptr, nullptr);
+                for (std::size_t p = 0; p < 2; ++p) {
+                    const float* d = ex->probeData(p);
+                    seen[b].emplace_back(d, d + n * (p == 0 ? 60 : 15));
+                }
+            }
+        }
+        QVERIFY(seen[1] == seen[0]);
+        QVERIFY(seen[0][2] != seen[0][4]);  // the input moved the states
     }
 
     void deviceChunkFitsTheMemory()

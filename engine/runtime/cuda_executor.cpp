@@ -394,8 +394,10 @@ private:
             if (input != nullptr) {
                 kn::copyBytes(rows, input, count(steps, p.sizeOut) * sizeof(float),
                               kn::CopyKind::HostToDevice);
-            } else {
+                m_inputRowsZero = 0;
+            } else if (m_inputRowsZero < steps) {
                 kn::zeroFloats(rows, steps * p.sizeOut);
+                m_inputRowsZero = steps;  // no one else writes them: zero until an input comes
             }
         }
         m_fusedCount = 0;
@@ -569,6 +571,7 @@ private:
     mutable DeviceStateScan m_scan;          ///< findNonFinite()'s list and buffers
     FusedGroups m_fused;  ///< after m_plan, which it reads
     int m_fusedCount = 0;  ///< groups fused in the last chunk
+    std::int64_t m_inputRowsZero = 0;  ///< leading input rows known to be zero
 };
 
 }  // namespace
