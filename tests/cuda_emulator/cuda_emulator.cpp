@@ -3,6 +3,7 @@
 // cuda_runtime.h in this directory for the contract. Thread: any; device memory bookkeeping is
 // guarded by one mutex, and a launch runs entirely on the calling thread.
 #include "cuda_runtime.h"
+#include "emulated_schedule.hpp"
 
 #include <ucontext.h>
 
@@ -176,6 +177,8 @@ struct Fiber {
 struct BlockRun {
     spike::cudaemu::KernelBody* body = nullptr;
     std::vector<Fiber> fibers;
+    std::vector<std::size_t> order;  ///< the threads' order for this block or barrier round
+    std::vector<std::size_t> blocks;  ///< the blocks' order for this launch
     std::vector<std::unique_ptr<char[]>> stacks;  ///< kept between blocks and launches
     ucontext_t scheduler{};
     Fiber* current = nullptr;
@@ -251,7 +254,8 @@ bool runBlockAsFibers(std::size_t threads)
         }
     }
     for (;;) {
-        for (std::size_t f = 0; f < threads; ++f) {
+        spike::cudaemu::detail::arrange(threads, t_run.order);
+        for (const std::size_t f : t_run.order) {
             if (t_run.fibers[f].state == FiberState::Ready) {
                 switchToFiber(t_run.fibers[f], f);
             }
@@ -278,15 +282,20 @@ bool runBlockAsFibers(std::size_t threads)
     }
 }
 
-void runBlockSequentially(std::size_t /*threads*/)
+/// The index of the k-th of a box's points, x fastest (threads in a block, blocks in a grid).
+dim3 pointOf(std::size_t k, dim3 box)
 {
-    for (unsigned z = 0; z < blockDim.z; ++z) {
-        for (unsigned y = 0; y < blockDim.y; ++y) {
-            for (unsigned x = 0; x < blockDim.x; ++x) {
-                threadIdx = dim3(x, y, z);
-                t_run.body->runThread();
-            }
-        }
+    const std::size_t plane = std::size_t{box.x} * box.y;
+    return dim3(static_cast<unsigned>(k % box.x), static_cast<unsigned>((k % plane) / box.x),
+                static_cast<unsigned>(k / plane));
+}
+
+void runBlockSequentially(std::size_t threads)
+{
+    spike::cudaemu::detail::arrange(threads, t_run.order);
+    for (const std::size_t k : t_run.order) {
+        threadIdx = pointOf(k, blockDim);
+        t_run.body->runThread();
     }
 }
 
@@ -541,33 +550,30 @@ void launch(const char* kernelName, const void* kernelKey, dim3 grid, dim3 block
     t_run.kernelName = kernelName;
     gridDim = grid;
     blockDim = block;
-    for (unsigned bz = 0; bz < grid.z; ++bz) {
-        for (unsigned by = 0; by < grid.y; ++by) {
-            for (unsigned bx = 0; bx < grid.x; ++bx) {
-                blockIdx = dim3(bx, by, bz);
+    spike::cudaemu::detail::arrange(std::size_t{grid.x} * grid.y * grid.z, t_run.blocks);
+    for (const std::size_t b : t_run.blocks) {
+        blockIdx = pointOf(b, grid);
+        t_shared.assign(sharedBytes, 0xFF);
+        if (!cooperative) {
+            t_run.cooperative = false;
+            try {
+                runBlockSequentially(static_cast<std::size_t>(threads));
+                continue;
+            } catch (const NeedsFibers&) {
+                // The first thread reached a barrier before any other ran: what it did so far
+                // touched only its registers, shared memory and reads, unless it wrote global
+                // memory first, which barrier kernels here do not.
+                std::lock_guard lock(g_kernelMutex);
+                g_barrierKernels.insert(kernelKey);
+                cooperative = true;
                 t_shared.assign(sharedBytes, 0xFF);
-                if (!cooperative) {
-                    t_run.cooperative = false;
-                    try {
-                        runBlockSequentially(static_cast<std::size_t>(threads));
-                        continue;
-                    } catch (const NeedsFibers&) {
-                        // The first thread reached a barrier before any other ran: what it did
-                        // so far touched only its registers, shared memory and reads, unless
-                        // it wrote global memory first, which barrier kernels here do not.
-                        std::lock_guard lock(g_kernelMutex);
-                        g_barrierKernels.insert(kernelKey);
-                        cooperative = true;
-                        t_shared.assign(sharedBytes, 0xFF);
-                    }
-                }
-                t_run.cooperative = true;
-                const bool ok = runBlockAsFibers(static_cast<std::size_t>(threads));
-                t_run.cooperative = false;
-                if (!ok) {
-                    return;
-                }
             }
+        }
+        t_run.cooperative = true;
+        const bool ok = runBlockAsFibers(static_cast<std::size_t>(threads));
+        t_run.cooperative = false;
+        if (!ok) {
+            return;
         }
     }
 }

@@ -124,6 +124,19 @@ void* dynamicShared();
 std::size_t liveAllocations();
 std::size_t liveBytes();
 
+/// The order in which a launch runs its blocks, and a block its threads (one after another, or,
+/// in a kernel with barriers, the threads' stretches between two barriers). A GPU runs them at
+/// the same time in no promised order, so a kernel whose results change with this order has a
+/// race: a missing __syncthreads(), a block reading what another block of the same launch writes,
+/// or float atomics whose order changes a sum. Forward runs thread 0 first; Reverse the last
+/// first; Shuffled a new permutation for every block and every barrier round, drawn from `seed`
+/// (the same seed repeats a run launch for launch). The first launch takes it from the
+/// environment variable SPIKE_CUDA_EMULATOR_ORDER (forward, reverse, shuffled or
+/// shuffled:SEED; default forward) unless this was called before.
+enum class ThreadOrder { Forward, Reverse, Shuffled };
+void setThreadOrder(ThreadOrder order, unsigned long long seed = 1);
+ThreadOrder threadOrder();
+
 /// What `kernel<<<grid, block, shared>>>` becomes: SPIKE_LAUNCH(...)(args...) calls operator().
 template <typename... Params>
 class Launch {
