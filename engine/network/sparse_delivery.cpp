@@ -63,6 +63,21 @@ constexpr std::int32_t kNear = 8;
 /// neuron update; CUBA-4000 (0.013 to 0.2 million) and the 10^5 network did not change.
 constexpr std::size_t kPrefetchFrom = std::size_t{1} << 15;
 
+/// Prefetches the first (up to) 8 cache lines of the synapses [b[0], b[1]) (targets, and weights
+/// when not null): the hardware streams the rest of a row once it is being read.
+template <typename Index>
+inline void prefetchRow(const std::int64_t* b, const Index* targets, const float* weights)
+{
+    constexpr std::int64_t kLine = 64 / sizeof(Index);
+    const std::int64_t stop = std::min(b[1], b[0] + 8 * kLine);
+    for (std::int64_t s = b[0]; s < stop; s += kLine) {
+        __builtin_prefetch(targets + s);
+        if (weights != nullptr) {
+            __builtin_prefetch(weights + s);
+        }
+    }
+}
+
 /// Calls visit(i, begin, end) for each listed channel i = list[k], k = 0 .. count, in order,
 /// where bounds(i) points at its synapses' [begin, end) (a CSR row, or a part's slice of it),
 /// with kAhead prefetching what later channels read (targets, weights and x may be null: not
@@ -71,6 +86,17 @@ template <bool kAhead, typename Index, typename Bounds, typename Visit>
 inline void walkListedAs(const std::int32_t* list, std::int32_t count, Bounds&& bounds,
                          const Index* targets, const float* weights, const float* x, Visit&& visit)
 {
+    if constexpr (kAhead) {
+        // What no earlier iteration prefetches: the first kFar channels' bounds, then the first
+        // kNear channels' rows, all asked for at once, so a short list (a few spikes per step,
+        // the usual case) waits for its misses together instead of one after another.
+        for (std::int32_t k = 0; k < std::min(count, kFar); ++k) {
+            __builtin_prefetch(bounds(list[k]));
+        }
+        for (std::int32_t k = 0; k < std::min(count, kNear); ++k) {
+            prefetchRow(bounds(list[k]), targets, weights);
+        }
+    }
     for (std::int32_t k = 0; k < count; ++k) {
         if constexpr (!kAhead) {
             const std::int64_t* b = bounds(list[k]);
@@ -84,16 +110,7 @@ inline void walkListedAs(const std::int32_t* list, std::int32_t count, Bounds&& 
             }
         }
         if (k + kNear < count) {
-            // Its first (up to) 8 cache lines of targets: the hardware streams the rest.
-            constexpr std::int64_t kLine = 64 / sizeof(Index);
-            const std::int64_t* near = bounds(list[k + kNear]);
-            const std::int64_t stop = std::min(near[1], near[0] + 8 * kLine);
-            for (std::int64_t s = near[0]; s < stop; s += kLine) {
-                __builtin_prefetch(targets + s);
-                if (weights != nullptr) {
-                    __builtin_prefetch(weights + s);
-                }
-            }
+            prefetchRow(bounds(list[k + kNear]), targets, weights);
         }
         const std::int64_t* b = bounds(list[k]);
         visit(list[k], b[0], b[1]);
