@@ -16,7 +16,12 @@
 
 #include <QtTest/QtTest>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -288,6 +293,61 @@ private slots:
                                reference.indices.begin() + first + reference.counts[t],
                                lists.indices.begin() + first));
         }
+    }
+
+    void everyCompiledScanListsTheSameChannels()
+    {
+        // Each scan this build contains (portable, SSE2, AVX2) against a channel-by-channel
+        // reference, on rows of every width around the 64-channel blocks, from empty to full,
+        // with NaN, infinities, denormals, negative values and -0 in every lane position; the
+        // entries past the count stay untouched. Then once more with denormals-are-zero and
+        // flush-to-zero set: a denormal still counts.
+        using Scan = std::int32_t (*)(const float*, std::int64_t, std::int32_t*);
+        std::vector<std::pair<const char*, Scan>> scans{{"portable", detail::listNonZeroPortable}};
+#if defined(__SSE2__)
+        scans.emplace_back("sse2", detail::listNonZeroSse2);
+#endif
+#if defined(__AVX2__)
+        scans.emplace_back("avx2", detail::listNonZeroAvx2);
+#endif
+        const float specials[] = {1.0F, -2.5F, std::numeric_limits<float>::quiet_NaN(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::denorm_min(), -0.0F};
+        std::uint32_t seed = 12345;
+        const auto next = [&seed] { return seed = seed * 1664525U + 1013904223U; };
+        const auto check = [&](const char* phase) {
+            for (const std::int64_t n : {0, 1, 7, 63, 64, 65, 127, 128, 129, 200, 1000, 8000}) {
+                for (const std::uint32_t perMille : {0U, 2U, 50U, 500U, 1000U}) {
+                    std::vector<float> row(static_cast<std::size_t>(n), 0.0F);
+                    std::vector<std::int32_t> expected;
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        if (next() % 1000U < perMille) {
+                            row[static_cast<std::size_t>(i)] = specials[next() % 6U];
+                        }
+                        if ((std::bit_cast<std::uint32_t>(row[static_cast<std::size_t>(i)]) & 0x7FFFFFFFU) != 0) {
+                            expected.push_back(static_cast<std::int32_t>(i));
+                        }
+                    }
+                    for (const auto& [name, scan] : scans) {
+                        std::vector<std::int32_t> got(static_cast<std::size_t>(n) + 16, -7);
+                        const std::int32_t count = scan(row.data(), n, got.data());
+                        const QString where = QStringLiteral("%1: %2, width %3, %4 per mille")
+                                                  .arg(phase, name).arg(n).arg(perMille);
+                        QVERIFY2(count == static_cast<std::int32_t>(expected.size()), qPrintable(where));
+                        QVERIFY2(std::equal(expected.begin(), expected.end(), got.begin()), qPrintable(where));
+                        QVERIFY2(std::all_of(got.begin() + count, got.end(), [](std::int32_t v) { return v == -7; }),
+                                 qPrintable(where));
+                    }
+                }
+            }
+        };
+        check("default");
+#if defined(__SSE2__)
+        const unsigned int csr = _mm_getcsr();
+        _mm_setcsr(csr | 0x8040U);  // flush-to-zero and denormals-are-zero
+        check("denormals are zero");
+        _mm_setcsr(csr);
+#endif
     }
 
     void listedDeliveryEqualsDenseDelivery()

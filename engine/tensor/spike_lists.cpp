@@ -4,6 +4,10 @@
 
 #include <bit>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace spike::engine {
 
 namespace {
@@ -12,8 +16,8 @@ namespace {
 constexpr std::int64_t kBlock = 64;
 
 /// Whether any of x[0..kBlock) is non-zero (NaN counts): x != 0 exactly when its bits other
-/// than the sign are not all zero, so one integer OR over the block decides (GCC vectorises it;
-/// no compare per value).
+/// than the sign are not all zero, so one integer OR over the block decides (no compare per
+/// value, and no floating-point compare that a denormals-are-zero mode could change).
 bool blockActive(const float* __restrict x)
 {
     std::uint32_t bits = 0;
@@ -35,26 +39,115 @@ std::uint64_t blockMask(const float* __restrict x)
     return mask;
 }
 
-}  // namespace
-
-std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices)
+/// Appends i0 + (the positions of mask's set bits), ascending.
+std::int32_t appendBits(std::uint64_t mask, std::int64_t i0, std::int32_t* indices, std::int32_t count)
 {
-    std::int32_t count = 0;
-    std::int64_t i0 = 0;
-    for (; i0 + kBlock <= n; i0 += kBlock) {
-        if (!blockActive(row + i0)) {
-            continue;
-        }
-        for (std::uint64_t mask = blockMask(row + i0); mask != 0; mask &= mask - 1) {
-            indices[count++] = static_cast<std::int32_t>(i0 + std::countr_zero(mask));
-        }
+    for (; mask != 0; mask &= mask - 1) {
+        indices[count++] = static_cast<std::int32_t>(i0 + std::countr_zero(mask));
     }
+    return count;
+}
+
+/// The channels from i0 on, one at a time (the tail after the last whole block).
+std::int32_t listTail(const float* row, std::int64_t i0, std::int64_t n, std::int32_t* indices,
+                      std::int32_t count)
+{
     for (std::int64_t i = i0; i < n; ++i) {
-        if (row[i] != 0.0F) {
+        if ((std::bit_cast<std::uint32_t>(row[i]) & 0x7FFFFFFFU) != 0) {
             indices[count++] = static_cast<std::int32_t>(i);
         }
     }
     return count;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::int32_t listNonZeroPortable(const float* row, std::int64_t n, std::int32_t* indices)
+{
+    std::int32_t count = 0;
+    std::int64_t i0 = 0;
+    for (; i0 + kBlock <= n; i0 += kBlock) {
+        if (blockActive(row + i0)) {
+            count = appendBits(blockMask(row + i0), i0, indices, count);
+        }
+    }
+    return listTail(row, i0, n, indices, count);
+}
+
+#if defined(__SSE2__)
+// A block of 64 channels is 16 vectors of 4: their OR, masked to the non-sign bits and compared
+// with zero as integers, decides whether the block is quiet; an active block's mask is built
+// from one movemask per vector (integer compares again, so denormals count under any MXCSR).
+std::int32_t listNonZeroSse2(const float* row, std::int64_t n, std::int32_t* indices)
+{
+    const __m128i nonSign = _mm_set1_epi32(0x7FFFFFFF);
+    const __m128i zero = _mm_setzero_si128();
+    std::int32_t count = 0;
+    std::int64_t i0 = 0;
+    for (; i0 + kBlock <= n; i0 += kBlock) {
+        __m128i v[16];
+        __m128i any = zero;
+        for (int j = 0; j < 16; ++j) {
+            v[j] = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i0 + 4 * j)), nonSign);
+            any = _mm_or_si128(any, v[j]);
+        }
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(any, zero)) == 0xFFFF) {
+            continue;
+        }
+        std::uint64_t mask = 0;
+        for (int j = 0; j < 16; ++j) {
+            const auto zeros = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v[j], zero))));
+            mask |= static_cast<std::uint64_t>(~zeros & 0xFU) << (4 * j);
+        }
+        count = appendBits(mask, i0, indices, count);
+    }
+    return listTail(row, i0, n, indices, count);
+}
+#endif
+
+#if defined(__AVX2__)
+// The same with 8 vectors of 8 per block.
+std::int32_t listNonZeroAvx2(const float* row, std::int64_t n, std::int32_t* indices)
+{
+    const __m256i nonSign = _mm256_set1_epi32(0x7FFFFFFF);
+    const __m256i zero = _mm256_setzero_si256();
+    std::int32_t count = 0;
+    std::int64_t i0 = 0;
+    for (; i0 + kBlock <= n; i0 += kBlock) {
+        __m256i v[8];
+        __m256i any = zero;
+        for (int j = 0; j < 8; ++j) {
+            v[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i0 + 8 * j));
+            any = _mm256_or_si256(any, v[j]);
+        }
+        if (_mm256_testz_si256(any, nonSign) != 0) {
+            continue;
+        }
+        std::uint64_t mask = 0;
+        for (int j = 0; j < 8; ++j) {
+            const __m256i isZero = _mm256_cmpeq_epi32(_mm256_and_si256(v[j], nonSign), zero);
+            const auto zeros = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(isZero)));
+            mask |= static_cast<std::uint64_t>(~zeros & 0xFFU) << (8 * j);
+        }
+        count = appendBits(mask, i0, indices, count);
+    }
+    return listTail(row, i0, n, indices, count);
+}
+#endif
+
+}  // namespace detail
+
+std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices)
+{
+#if defined(__AVX2__)
+    return detail::listNonZeroAvx2(row, n, indices);
+#elif defined(__SSE2__)
+    return detail::listNonZeroSse2(row, n, indices);
+#else
+    return detail::listNonZeroPortable(row, n, indices);
+#endif
 }
 
 void listNonZeroRows(const float* rows, std::int64_t rowStride, std::int64_t width,

@@ -55,8 +55,23 @@ struct SpikeListTargets {
 };
 
 /// Writes the ascending indices of the non-zero values of row[0 .. n) to `indices` (room for n)
-/// and returns how many there are. A vectorised test of 64 channels at a time skips quiet blocks.
+/// and returns how many there are. A vectorised test of 64 channels at a time skips quiet blocks;
+/// an active block's channels are tested with one vector compare and movemask per 8 (AVX2) or 4
+/// (SSE2) channels. Values are tested by their bits (x != 0 unless only the sign bit is set), so
+/// the floating-point environment (denormals-are-zero) does not change the list.
 std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices);
+
+/// The variants listNonZero() chooses from at compile time, each callable where the build's
+/// instruction set has it, so a test can check every one the binary contains against the others.
+namespace detail {
+std::int32_t listNonZeroPortable(const float* row, std::int64_t n, std::int32_t* indices);
+#if defined(__SSE2__)
+std::int32_t listNonZeroSse2(const float* row, std::int64_t n, std::int32_t* indices);
+#endif
+#if defined(__AVX2__)
+std::int32_t listNonZeroAvx2(const float* row, std::int64_t n, std::int32_t* indices);
+#endif
+}  // namespace detail
 
 /// listNonZero() for each of `steps` rows: row t at rows + t * rowStride into target row t.
 void listNonZeroRows(const float* rows, std::int64_t rowStride, std::int64_t width,
