@@ -3,14 +3,17 @@
 // spikes, traces (whole rows and selected channels), outputs and states: LIF, LIFRefrac and
 // CUBALIF populations with per-neuron parameters (against evolve() too), and the CUBA network
 // (bench/cuba/cuba_network_4000.json, 4000 neurons, sparse projections with delays) for 300
-// steps. The executor's minimum work per part is lowered so that every run really splits. A
+// steps; equation populations (Izhikevich, HodgkinHuxley; interpreted and native code) and
+// Brian2's COBA network as equations for 200 steps. The executor's minimum work per part is lowered so that every run really splits. A
 // sparse projection's listed delivery and clearing split by target range equal the serial ones.
 // .ci/tsan runs this test under ThreadSanitizer.
 #include "engine/core/thread_pool.hpp"
+#include "engine/equations/native.hpp"
 #include "engine/io/model_io.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
 #include "engine/neurons/cuba_lif.hpp"
+#include "engine/neurons/equation_neuron.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/neurons/lif_refrac.hpp"
 #include "engine/runtime/backend.hpp"
@@ -148,9 +151,10 @@ std::unique_ptr<Module> wrap(std::unique_ptr<Module> population)
         net->connect("pop", "out.spikes");
         return net;
     }
+    const std::string port = "pop." + population->inputPorts().at(0).name;  // "in", or a model's input
     auto net = std::make_unique<Network>(nIn, nOut);
     net->addNode("pop", std::move(population));
-    net->connect("in", "pop.in");
+    net->connect("in", port);
     net->connect("pop", "out");
     return net;
 }
@@ -265,6 +269,72 @@ private slots:
         checkIdentical(make,
                        {{"pop", "spikes", {}}, {"pop", "v", {}}, {"pop", "i_exc", {1, 2, 1299}}},
                        200, 32, &input, 2 * n);
+    }
+
+    void equationPopulationsIdenticalForAnyThreadCount()
+    {
+        // Library models run as equations (EquationNeuron::runRange(), a frame per part):
+        // Izhikevich (per-neuron a and d, no refractoriness) and HodgkinHuxley (exponential
+        // Euler, exp and exprel, a refractory condition), interpreted and as native code, with
+        // whole and selected-channel traces of every kind, in chunks the split runs whole.
+        const auto library = [](const std::string& type, std::int64_t n, std::uint64_t seed) {
+            auto module = createModule(type, {{"shape", {n}}});
+            NestedAttributes change;
+            if (type == "Izhikevich") {
+                change[""]["a"] = perNeuron(n, 0.02, 0.1, seed);
+                change[""]["d"] = perNeuron(n, 2e-3, 8e-3, seed + 1);
+            }
+            if (!module->setAttributes(change).ok) {
+                throw std::runtime_error("bad test attributes for " + type);
+            }
+            return module;
+        };
+        const equations::NativeMode mode = equations::nativeMode();
+        for (const equations::NativeMode m : {equations::NativeMode::Off, equations::NativeMode::Sync}) {
+            equations::setNativeMode(m);
+            const std::int64_t n = 1000;
+            const auto izh = [&library] { return wrap(library("Izhikevich", 1000, 21)); };
+            const std::vector<float> drive = inputRows(300, n, 0.15F, 22);
+            RunResult izhOne;
+            checkIdentical(izh, {{"pop", "spikes", {}}, {"pop", "v", {}}, {"pop", "u", {5, 640, 999}}},
+                           300, 16, &drive, n, &izhOne);
+            QVERIFY2(spikeCount(izhOne.probes[0]) > 100, "the Izhikevich population spikes");
+            const std::int64_t nHH = 300;  // the split needs HH's weight: 300 x 1 neuron-steps would not
+            const auto hh = [&library] { return wrap(library("HodgkinHuxley", 300, 23)); };
+            const std::vector<float> current = inputRows(400, nHH, 2.0F, 24);
+            RunResult one;
+            checkIdentical(hh, {{"pop", "spikes", {}}, {"pop", "v", {}}, {"pop", "m", {0, 299}},
+                                {"pop", "not_refractory", {}}},
+                           400, 32, &current, nHH, &one);
+            QVERIFY2(spikeCount(one.probes[0]) > 10, "the HH population spikes");
+            const auto cost = [&library](const std::string& type) {
+                return dynamic_cast<EquationNeuron&>(*library(type, 300, 0)).population().costPerNeuronStep();
+            };
+            QVERIFY(cost("HodgkinHuxley") > 4.0 * cost("Izhikevich"));
+        }
+        equations::setNativeMode(mode);
+    }
+
+    void cobaNetworkIdenticalForAnyThreadCount()
+    {
+        // Brian2's COBA network (resources/examples/coba_network.json: COBALIF equation
+        // populations of 3200 and 800 neurons, sparse projections delivering into the
+        // conductances, which the populations zero as they read them), 200 steps one at a time.
+        const std::string path = std::string(SPIKE_SOURCE_DIR) + "/resources/examples/coba_network.json";
+        const auto make = [&path] { return loadModel(path); };
+        std::unique_ptr<Module> probe = make();
+        std::vector<ProbeRequest> probes;
+        for (const auto& [name, child] : probe->namedModules()) {
+            if (dynamic_cast<const EquationNeuron*>(child) != nullptr) {
+                probes.push_back({name, "spikes", {}});
+                probes.push_back({name, "v", {1, 99, 799}});
+                probes.push_back({name, "ge", {}});
+            }
+        }
+        QCOMPARE(probes.size(), std::size_t{6});
+        RunResult one;
+        checkIdentical(make, probes, 200, 32, nullptr, 0, &one);
+        QVERIFY2(spikeCount(one.probes[0]) > 0, "the network spikes within 200 steps");
     }
 
     void sparseDelaysIdenticalForAnyThreadCount()

@@ -40,6 +40,38 @@ public:
     /// step (nullptr: zero). Writes spikes(). While consuming (setConsumeInputs()), leaves each
     /// non-null inputs[k] all zero, which must then be writable.
     void step(const float* const* inputs, double t);
+    /// What one thread needs to step a range of the neurons (stepRange()) while other threads
+    /// step other ranges: its own copy of the slot bindings (the input rows, the time and the
+    /// spike row change every step), the pointers handed to native code, this step's input rows
+    /// and the interpreter's registers. Belongs to the caller; prepareFrame() fits it.
+    struct Frame {
+        std::vector<SlotBinding> bind;
+        std::vector<float*> slotData;
+        std::vector<const float*> inputRows;  ///< per model input: the caller sets them per step
+        std::vector<float> registers;
+        float time = 0.0F;
+    };
+    /// Copies the current bindings into `frame` (allocating only when it grows). Call on the
+    /// owning thread after the last bind...() and setConsumeInputs() and before threads use it.
+    void prepareFrame(Frame& frame) const;
+    /// step() for neurons [begin, end) only, through `frame` (prepared since the last change of
+    /// the bindings): reads frame.inputRows (nullptr: zero), writes spikes[begin, end) and the
+    /// bound arrays' elements [begin, end), and changes nothing else, so threads with frames
+    /// of their own may step disjoint ranges at once (steppableInRanges()). Native code runs if
+    /// it is ready, else the interpreter, with the same bits as step(). Counts nothing toward
+    /// native code: the owner calls countRangeSteps() afterwards.
+    void stepRange(Frame& frame, float* spikes, double t, std::int64_t begin, std::int64_t end) const;
+    /// Counts `steps` steps taken through stepRange() as step() counts its own (interpreted
+    /// steps move toward native code). Owning thread.
+    void countRangeSteps(std::int64_t steps);
+    /// Whether disjoint ranges may be stepped at once: the step program stores into per-neuron
+    /// arrays only (true of every compiled model; checked, not assumed).
+    bool steppableInRanges() const { return m_storesPerNeuronOnly; }
+    /// A rough cost of one neuron-step relative to a LIF neuron's (1): from the step program's
+    /// instructions, transcendental functions weighing more; what decides how many threads a
+    /// step is worth splitting over.
+    double costPerNeuronStep() const { return m_cost; }
+
     /// Whether step() zeroes its input rows after reading them (in the same pass over the neurons
     /// as the update when native code runs, so an owner that reuses one input row need not clear
     /// it; the states and spikes do not change). Returns whether this population does so from now
@@ -86,6 +118,12 @@ private:
     // Native code of the step program (native.hpp) for the slot layout m_nativeLayout.
     bool nativeMatches() const;
     void considerNative();
+    /// The step program for neurons [begin, end) over `bind`: native code through `slotData`,
+    /// else interpreted with `registers`, inputs zeroed after when consuming.
+    void runStep(const SlotBinding* bind, float** slotData, float* registers, std::int64_t begin,
+                 std::int64_t end) const;
+    bool m_storesPerNeuronOnly = true;
+    double m_cost = 1.0;
     std::vector<float*> m_slotData;   ///< per slot, the pointer handed to native code
     std::vector<char> m_nativeLayout;  ///< per slot, per-neuron (1) or shared (0)
     bool m_consumeInputs = false;

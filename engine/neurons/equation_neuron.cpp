@@ -263,11 +263,8 @@ void EquationNeuron::prepareEvolve()
     }
 }
 
-void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spikesOut,
-                              const TraceTargets& traces)
+void EquationNeuron::bindWork()
 {
-    const std::int64_t n = sizeOut();
-    const std::int64_t nIn = sizeIn();
     eq::Population& pop = *m_population;
     for (std::size_t i = 0; i < m_work.size(); ++i) {
         pop.bindState(i, m_work[i].data());
@@ -276,6 +273,24 @@ void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spi
     if (pop.setConsumeInputs(consumingInput()) != consumingInput()) {
         throw Error(m_type + ": its population cannot zero its inputs, yet its runner was asked to");
     }
+}
+
+void EquationNeuron::unbindWork()
+{
+    for (std::size_t i = 0; i < m_work.size(); ++i) {
+        m_population->bindState(i, nullptr);
+    }
+    m_population->bindRefractory(nullptr);
+    m_population->bindSpikes(nullptr);
+}
+
+void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spikesOut,
+                              const TraceTargets& traces)
+{
+    const std::int64_t n = sizeOut();
+    const std::int64_t nIn = sizeIn();
+    eq::Population& pop = *m_population;
+    bindWork();
     const double dt = m_compiledDt;
     const std::int64_t start = stepsElapsed();
     for (std::int64_t t = 0; t < steps; ++t) {
@@ -293,11 +308,61 @@ void EquationNeuron::runBatch(const float* input, std::int64_t steps, float* spi
             traces[m_work.size()].write(t, m_refractoryWork.data(), n);
         }
     }
-    for (std::size_t i = 0; i < m_work.size(); ++i) {
-        pop.bindState(i, nullptr);
+    unbindWork();
+}
+
+bool EquationNeuron::runsInRanges() const
+{
+    return m_population && m_population->steppableInRanges();
+}
+
+double EquationNeuron::workPerNeuronStep() const
+{
+    return m_population ? m_population->costPerNeuronStep() : 1.0;
+}
+
+void EquationNeuron::beginRanges(int parts)
+{
+    bindWork();
+    if (m_frames.size() < static_cast<std::size_t>(parts)) {
+        m_frames.resize(static_cast<std::size_t>(parts));
     }
-    pop.bindRefractory(nullptr);
-    pop.bindSpikes(nullptr);
+    for (int p = 0; p < parts; ++p) {
+        m_population->prepareFrame(m_frames[static_cast<std::size_t>(p)]);
+    }
+    m_nextFrame.store(0, std::memory_order_relaxed);
+}
+
+void EquationNeuron::runRange(const float* input, std::int64_t steps, float* spikesOut,
+                              const TraceTargets& traces, std::int64_t begin, std::int64_t end)
+{
+    const std::int64_t n = sizeOut();
+    const std::int64_t nIn = sizeIn();
+    const auto f = static_cast<std::size_t>(m_nextFrame.fetch_add(1, std::memory_order_relaxed));
+    eq::Population::Frame& frame = m_frames.at(f);
+    const eq::Population& pop = *m_population;
+    const double dt = m_compiledDt;
+    const std::int64_t start = stepsElapsed();
+    for (std::int64_t t = 0; t < steps; ++t) {
+        for (std::size_t k = 0; k < frame.inputRows.size(); ++k) {
+            frame.inputRows[k] = input + t * nIn + static_cast<std::int64_t>(k) * n;
+        }
+        pop.stepRange(frame, spikesOut + t * n, static_cast<double>(start + t) * dt, begin, end);
+        for (std::size_t k = 0; k < m_work.size(); ++k) {
+            if (traces[k]) {
+                traces[k].writeRange(t, m_work[k].data(), n, begin, end);
+            }
+        }
+        if (m_refractoryWork.size() > 0 && traces[m_work.size()]) {
+            traces[m_work.size()].writeRange(t, m_refractoryWork.data(), n, begin, end);
+        }
+    }
+}
+
+void EquationNeuron::endRanges(std::int64_t steps)
+{
+    m_population->countRangeSteps(steps);
+    unbindWork();
 }
 
 bool EquationNeuron::canConsumeInput() const

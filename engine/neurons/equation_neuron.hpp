@@ -19,6 +19,7 @@
 
 #include <Eigen/Core>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,16 @@ protected:
                   const TraceTargets& traces) override;
     /// The population zeroes each input in its own pass (equations::Population::setConsumeInputs()).
     bool canConsumeInput() const override;
+    /// Neurons are independent (no random streams; stores only into per-neuron arrays), so a
+    /// population runs in ranges on the executor's threads: each range steps through a frame
+    /// of its own (equations::Population::stepRange()), with the bits of runBatch().
+    bool runsInRanges() const override;
+    void beginRanges(int parts) override;
+    void runRange(const float* input, std::int64_t steps, float* spikesOut, const TraceTargets& traces,
+                  std::int64_t begin, std::int64_t end) override;
+    void endRanges(std::int64_t steps) override;
+    /// equations::Population::costPerNeuronStep(): HH's exponentials split a few hundred neurons.
+    double workPerNeuronStep() const override;
 
 private:
     void registerAttributes();
@@ -75,6 +86,10 @@ private:
     std::vector<Tensor> initialStates() const;
     /// Recompiles when dt or the method changed, and loads the parameters into m_population.
     void refreshPopulation();
+    /// Binds the working arrays into the population for runBatch() or a split run; unbind()
+    /// undoes it (the arrays may be resized before the next run).
+    void bindWork();
+    void unbindWork();
 
     std::string m_type;
     equations::EquationModel m_model;
@@ -96,6 +111,10 @@ private:
     std::vector<Eigen::ArrayXf> m_work;  ///< per state
     Eigen::ArrayXf m_refractoryWork;
     std::vector<const float*> m_inputRows;  ///< per model input, this step's row
+    /// A split run's frames, one per part (grown by beginRanges(), never shrunk), and the next
+    /// one a runRange() call takes.
+    std::vector<equations::Population::Frame> m_frames;
+    std::atomic<int> m_nextFrame{0};
 };
 
 }  // namespace spike::engine

@@ -45,6 +45,16 @@ void NeuronLayer::runRange(const float* input, std::int64_t steps, float* spikes
     runBatch(input, steps, spikesOut, traces);
 }
 
+void NeuronLayer::beginRanges(int parts)
+{
+    static_cast<void>(parts);
+}
+
+void NeuronLayer::endRanges(std::int64_t steps)
+{
+    static_cast<void>(steps);
+}
+
 namespace {
 
 /// Parts are whole multiples of this many neurons (the spike scan's 64-channel blocks, and
@@ -105,10 +115,12 @@ public:
             m_layer->runBatch(in, steps, out, m_targets);
         } else {
             const std::int64_t n = m_layer->sizeOut();
+            m_layer->beginRanges(parts);
             threadPool()->run(parts, [&](int p) {
                 const auto [begin, end] = ThreadPool::splitRange(n, parts, p, kRangeAlign);
                 m_layer->runRange(in, steps, out, m_targets, begin, end);
             });
+            m_layer->endRanges(steps);
         }
         m_layer->advanceSteps(steps);
     }
@@ -128,6 +140,7 @@ public:
         const ConsumingScope consuming(*m_layer, m_consume);
         setTargets(traceTargets);
         const std::int64_t n = m_layer->sizeOut();
+        m_layer->beginRanges(parts);
         threadPool()->run(parts, [&](int p) {
             const auto [begin, end] = ThreadPool::splitRange(n, parts, p, kRangeAlign);
             m_layer->runRange(in, steps, out, m_targets, begin, end);
@@ -154,6 +167,7 @@ public:
             }
             lists.counts[t] = total;
         }
+        m_layer->endRanges(steps);
         m_layer->advanceSteps(steps);
     }
 
@@ -208,7 +222,8 @@ private:
             return 1;
         }
         const std::int64_t n = m_layer->sizeOut();
-        const int byWork = pool->partsFor(n * steps, threadPoolMinWork());
+        const auto work = static_cast<std::int64_t>(static_cast<double>(n * steps) * m_layer->workPerNeuronStep());
+        const int byWork = pool->partsFor(work, threadPoolMinWork());
         return std::min<int>(byWork, static_cast<int>(std::max<std::int64_t>(1, n / kRangeAlign)));
     }
 

@@ -121,6 +121,14 @@ protected:
     /// channels are touched. Called only when runsInRanges(). Default: runBatch() (unreachable).
     virtual void runRange(const float* input, std::int64_t steps, float* spikesOut,
                           const TraceTargets& traces, std::int64_t begin, std::int64_t end);
+    /// Called on the owning thread before `parts` runRange() calls run at once (one per part,
+    /// each exactly once), and endRanges() after all of them returned: what a layer needs to
+    /// set up and take down around a split run. Default: nothing.
+    virtual void beginRanges(int parts);
+    virtual void endRanges(std::int64_t steps);
+    /// The cost of one neuron-step relative to a LIF neuron's (1, the default): a split needs
+    /// ExecutorOptions::threadMinWork neuron-steps times this per part.
+    virtual double workPerNeuronStep() const { return 1.0; }
 
     /// Whether this layer's runBatch() (and runRange(), for its neurons' inputs) can leave its
     /// input rows all zero when consumingInput() (NodeRunner::consumeInput()). Default: false.
