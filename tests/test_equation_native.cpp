@@ -5,7 +5,8 @@
 // be equal bit for bit after every step. Also: a parameter made per-neuron mid-run (a new slot
 // layout, new code), the background compile (Async) taking over a running population, the disk
 // cache, a missing compiler (the population keeps interpreting and says why), and populations that
-// consume their inputs (zero them as they read them) with the same results.
+// consume their inputs (zero them as they read them) with the same results, and the values every
+// neuron shares (exp(-dt/tau) of shared parameters) computed once before the loop.
 #include "engine/equations/native.hpp"
 #include "engine/equations/population.hpp"
 #include "engine/neurons/model_library.hpp"
@@ -377,6 +378,45 @@ private slots:
         // A store into a shared slot is not a layout the program can run with.
         layout[static_cast<std::size_t>(compiled.stateSlots[0])] = 0;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eq::nativeSource(compiled.step, layout));
+    }
+
+    void sharedExpressionsRunOnceBeforeTheLoop()
+    {
+        // COBALIF under exponential Euler: exp(-dt/taue) and exp(-dt/taui) depend on shared
+        // parameters only and run once per call, before the neuron loop; the membrane's exp
+        // depends on ge and gi and stays in it. Made per-neuron, taue's exponential moves into
+        // the loop. (libraryModelsMatchTheInterpreterBitForBit checks the bits either way.)
+        const eq::EquationModel& model = findLibraryModel("COBALIF")->model;
+        const auto compiled = eq::compileModel(model, 1e-4, "exponential_euler");
+        std::vector<char> layout(compiled.slotInfo.size(), 1);
+        int taue = -1;
+        for (std::size_t s = 0; s < layout.size(); ++s) {
+            const eq::SlotKind kind = compiled.slotInfo[s].kind;
+            if (kind == eq::SlotKind::Parameter || kind == eq::SlotKind::Time || kind == eq::SlotKind::Matrix ||
+                kind == eq::SlotKind::Propagator) {
+                layout[s] = 0;
+            }
+        }
+        for (std::size_t k = 0; k < model.parameters.size(); ++k) {
+            if (model.parameters[k].name == "taue") {
+                taue = compiled.parameterSlots[k];
+            }
+        }
+        QVERIFY(taue >= 0);
+        const auto exps = [](const std::string& source) {
+            const std::size_t loop = source.find("for (std::int64_t i");
+            const auto count = [](const std::string& text) {
+                int n = 0;
+                for (std::size_t at = text.find("pm::exp("); at != std::string::npos; at = text.find("pm::exp(", at + 1)) {
+                    ++n;
+                }
+                return n;
+            };
+            return std::pair{count(source.substr(0, loop)), count(source.substr(loop))};
+        };
+        QCOMPARE(exps(eq::nativeSource(compiled.step, layout)), (std::pair{2, 1}));
+        layout[static_cast<std::size_t>(taue)] = 1;
+        QCOMPARE(exps(eq::nativeSource(compiled.step, layout)), (std::pair{1, 2}));
     }
 };
 

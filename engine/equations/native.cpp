@@ -80,13 +80,19 @@ std::string reg(int r)
     return s;
 }
 
-/// One instruction as a C++ statement, with the interpreter's arithmetic (program.cpp).
-std::string statement(const kernels::EqInstruction& ins, const std::vector<char>& perNeuron)
+/// One instruction as a C++ statement, with the interpreter's arithmetic (program.cpp): the
+/// the destination is `dst` (default: its register), and operand register r reads (*names)[r]
+/// (default: the register itself).
+std::string statement(const kernels::EqInstruction& ins, const std::vector<char>& perNeuron,
+                      const std::string& dst = {}, const std::vector<std::string>* names = nullptr)
 {
-    const std::string d = ins.dst >= 0 ? reg(ins.dst) : "";
-    const std::string a = ins.a >= 0 ? reg(ins.a) : "0.0f";
-    const std::string b = ins.b >= 0 ? reg(ins.b) : "0.0f";
-    const std::string c = ins.c >= 0 ? reg(ins.c) : "0.0f";
+    const auto operand = [names](int r) {
+        return r < 0 ? std::string("0.0f") : names != nullptr ? (*names)[static_cast<std::size_t>(r)] : reg(r);
+    };
+    const std::string d = !dst.empty() ? dst : ins.dst >= 0 ? reg(ins.dst) : "";
+    const std::string a = operand(ins.a);
+    const std::string b = operand(ins.b);
+    const std::string c = operand(ins.c);
     const auto bin = [&](const char* op) { return d + " = " + a + " " + op + " " + b + ";"; };
     const auto cmp = [&](const char* op) { return d + " = " + a + " " + op + " " + b + " ? 1.0f : 0.0f;"; };
     const auto fn = [&](const char* f) { return d + " = " + f + "(" + a + ");"; };
@@ -403,7 +409,28 @@ std::string nativeSource(const Program& program, const std::vector<char>& perNeu
             os << (perNeuron[s] != 0 ? ", float* __restrict s" : ", const float u") << s;
         }
     }
-    os << ")\n{\n    for (std::int64_t i = begin; i < end; ++i) {\n";
+    os << ")\n{\n";
+    // Loop-invariant values first: an instruction whose operands are all the same for every
+    // neuron (constants, shared parameters, dt, t, and what is computed from them only, such
+    // as exp(-dt/tau)) runs once per call before the loop, with the same operations in the same
+    // order, so the bits do not change; the loop copies the value into the register. GCC does
+    // not hoist these itself when they call a function with branches (pm::exp).
+    const std::vector<char> invariant = invariantInstructions(program, perNeuron);
+    std::vector<std::string> invariantName(static_cast<std::size_t>(std::max(program.registers, 0)));
+    std::vector<std::string> body;
+    for (std::size_t k = 0; k < program.code.size(); ++k) {
+        const auto& ins = program.code[k];
+        if (invariant[k] == 0) {
+            body.push_back(statement(ins, perNeuron));
+            continue;
+        }
+        const std::string name = "h" + std::to_string(k);
+        os << "    const float " << name << " = "
+           << statement(ins, perNeuron, "@", &invariantName).substr(4) << "\n";  // drop "@ = "
+        invariantName[static_cast<std::size_t>(ins.dst)] = name;
+        body.push_back(reg(ins.dst) + " = " + name + ";");
+    }
+    os << "    for (std::int64_t i = begin; i < end; ++i) {\n";
     if (program.registers > 0) {
         os << "        float ";
         for (int r = 0; r < program.registers; ++r) {
@@ -411,8 +438,8 @@ std::string nativeSource(const Program& program, const std::vector<char>& perNeu
         }
         os << ";\n";
     }
-    for (const auto& ins : program.code) {
-        os << "        " << statement(ins, perNeuron) << "\n";
+    for (const std::string& line : body) {
+        os << "        " << line << "\n";
     }
     for (const int slot : zeroAfter) {  // after every read of this neuron's value
         os << "        s" << slot << "[i] = 0.0f;\n";

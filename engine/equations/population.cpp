@@ -14,7 +14,8 @@ namespace {
 /// function (exp, log, a power, the trigonometric ones; kernels/portable_math.hpp, in double
 /// precision and not vectorised) costs about 100 of them. Measured 2026-12-01 on the 2-core
 /// Intel guest (native code, 4096 neurons): Izhikevich 0.57 ns per neuron-step (about 45
-/// instructions, none a function), HodgkinHuxley 31 ns, COBALIF 17 ns; a hand-written LIF 1.1 ns.
+/// instructions, none a function), HodgkinHuxley 26 to 31 ns, COBALIF 2.7 ns (one exp per neuron;
+/// its two shared ones run once per step), AdEx 2.5 to 3.5 ns; a hand-written LIF 1.1 ns.
 double instructionWork(kernels::EqOp op)
 {
     using kernels::EqOp;
@@ -29,7 +30,7 @@ double instructionWork(kernels::EqOp op)
 }
 
 /// The work of a LIF neuron-step in those operations (a hand-written LIF costs 1 in
-/// costPerNeuronStep()): Izhikevich then costs 1, AdEx 3 and HodgkinHuxley about 30.
+/// costPerNeuronStep()): Izhikevich then costs 1, AdEx and COBALIF 3 and HodgkinHuxley about 29.
 constexpr double kLifWork = 50.0;
 
 }  // namespace
@@ -65,14 +66,11 @@ Population::Population(CompiledModel model, std::int64_t n) : m_model(std::move(
         }
     }
     m_zeros.assign(un, 0.0F);
-    double work = 0.0;
     for (const kernels::EqInstruction& ins : m_model.step.code) {
         if (ins.op == kernels::EqOp::Store && !m_bind[static_cast<std::size_t>(ins.slot)].perNeuron) {
             m_storesPerNeuronOnly = false;
         }
-        work += instructionWork(ins.op);
     }
-    m_cost = std::max(1.0, work / kLifWork);
     m_slotData.assign(m_bind.size(), nullptr);
     m_nativeLayout.assign(m_bind.size(), 0);
     const int registers = std::max({m_model.init.registers, m_model.step.registers, m_model.matrix.registers, 1});
@@ -95,8 +93,25 @@ void Population::setParameter(const std::string& name, const float* values, std:
     m_bind[slot] = {m_arrays[slot].data(), count != 1};
 }
 
+void Population::estimateCost()
+{
+    // What native code computes per neuron under the current layout: the invariant
+    // instructions run once per call (invariantInstructions()).
+    std::vector<char> layout(m_bind.size());
+    for (std::size_t s = 0; s < m_bind.size(); ++s) {
+        layout[s] = static_cast<char>(m_bind[s].perNeuron);
+    }
+    const std::vector<char> invariant = invariantInstructions(m_model.step, layout);
+    double work = 0.0;
+    for (std::size_t k = 0; k < m_model.step.code.size(); ++k) {
+        work += invariant[k] != 0 ? 0.0 : instructionWork(m_model.step.code[k].op);
+    }
+    m_cost = std::max(1.0, work / kLifWork);
+}
+
 void Population::parametersChanged()
 {
+    estimateCost();
     if (m_model.method != "exact") {
         return;
     }

@@ -68,8 +68,9 @@ public:
     /// arrays only (true of every compiled model; checked, not assumed).
     bool steppableInRanges() const { return m_storesPerNeuronOnly; }
     /// A rough cost of one neuron-step relative to a LIF neuron's (1): from the step program's
-    /// instructions, transcendental functions weighing more; what decides how many threads a
-    /// step is worth splitting over.
+    /// instructions that native code runs per neuron (not those every neuron shares),
+    /// transcendental functions weighing more; what decides how many threads a step is worth
+    /// splitting over. Follows the layout as of the last parametersChanged().
     double costPerNeuronStep() const { return m_cost; }
 
     /// Whether step() zeroes its input rows after reading them (in the same pass over the neurons
@@ -122,6 +123,8 @@ private:
     /// else interpreted with `registers`, inputs zeroed after when consuming.
     void runStep(const SlotBinding* bind, float** slotData, float* registers, std::int64_t begin,
                  std::int64_t end) const;
+    /// Sets m_cost from the step program under the current layout (parametersChanged()).
+    void estimateCost();
     bool m_storesPerNeuronOnly = true;
     double m_cost = 1.0;
     std::vector<float*> m_slotData;   ///< per slot, the pointer handed to native code

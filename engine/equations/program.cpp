@@ -118,6 +118,25 @@ void executeAll(const Program& program, const SlotBinding* bindings, std::int64_
     }
 }
 
+std::vector<char> invariantInstructions(const Program& program, const std::vector<char>& perNeuron)
+{
+    std::vector<char> invariantRegister(static_cast<std::size_t>(std::max(program.registers, 0)), 0);
+    std::vector<char> out(program.code.size(), 0);
+    const auto isInvariant = [&invariantRegister](int r) {
+        return r < 0 || invariantRegister[static_cast<std::size_t>(r)] != 0;
+    };
+    for (std::size_t k = 0; k < program.code.size(); ++k) {
+        const kernels::EqInstruction& ins = program.code[k];
+        if (ins.dst < 0) {
+            continue;  // a store
+        }
+        const bool sharedLoad = ins.op != EqOp::Load || perNeuron.at(static_cast<std::size_t>(ins.slot)) == 0;
+        out[k] = sharedLoad && isInvariant(ins.a) && isInvariant(ins.b) && isInvariant(ins.c) ? 1 : 0;
+        invariantRegister[static_cast<std::size_t>(ins.dst)] = out[k];
+    }
+    return out;
+}
+
 std::string listing(const Program& program, const std::vector<std::string>& slotNames)
 {
     static const char* names[] = {

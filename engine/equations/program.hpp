@@ -41,6 +41,12 @@ void execute(const Program& program, const SlotBinding* bindings, std::int64_t b
 /// Runs `program` over neurons [0, n) block by block.
 void executeAll(const Program& program, const SlotBinding* bindings, std::int64_t n, float* registers);
 
+/// Per instruction, whether it computes the same value for every neuron of a step under the
+/// layout `perNeuron` (per slot: 1 per-neuron, 0 shared): a constant, a load of a shared slot,
+/// or an operation on such values only (exp(-dt/tau) of a shared tau). Stores never are.
+/// Native code computes these once per call before its neuron loop (native.cpp).
+std::vector<char> invariantInstructions(const Program& program, const std::vector<char>& perNeuron);
+
 /// The program as text, one instruction per line ("r3 = r1 * r2"), for tests and `spikesim info`.
 std::string listing(const Program& program, const std::vector<std::string>& slotNames);
 
