@@ -242,6 +242,9 @@ std::string describeModel(const std::string& modelPath, const engine::nir::NirIm
             os << "note: " << note << "\n";
         }
     }
+    if (const std::string conflict = root->timeStepConflict(); !conflict.empty()) {
+        os << "warning: " << conflict << "; " << engine::Module::kTimeStepAdvice << "\n";
+    }
     std::int64_t parameterCount = 0;
     for (const auto& [key, t] : root->namedParameters()) {
         parameterCount += t.numel();

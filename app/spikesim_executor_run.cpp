@@ -60,6 +60,10 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
     if (!run.note().empty()) {
         err << "spikesim: " << run.note() << "\n";
     }
+    if (const std::string conflict = root.timeStepConflict(); !conflict.empty()) {
+        err << "spikesim: warning: " << options.model << ": " << conflict << "; " << engine::Module::kTimeStepAdvice
+            << "\n";
+    }
 
     std::vector<engine::ProbeRequest> requests;
     for (const auto& key : keys) {

@@ -24,6 +24,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QUndoStack>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -318,6 +319,30 @@ private Q_SLOTS:
         QTRY_VERIFY(!w.isRunning());
         QVERIFY(w.openModel(kExample));
         QVERIFY(speed->isEnabled());
+    }
+
+    void mixedTimeStepsWarnAndTheFieldUnifiesThem()
+    {
+        // A ConstantCurrent (1 ms) driving HodgkinHuxley neurons (0.01 ms): the status bar and
+        // the dt field's tooltip name both; typing a dt into the field gives every module it.
+        MainWindow w;
+        QVERIFY(w.openModel(QStringLiteral(SPIKE_TEST_DATA_DIR "/models/mixed_time_steps.json")));
+        const QString conflict = QStringLiteral("the model mixes time steps: 0.01 ms (hh), 1 ms (current)");
+        const QString opened = w.statusBar()->currentMessage();
+        QVERIFY2(opened.startsWith(QStringLiteral("Opened mixed_time_steps.json")) && opened.contains(QStringLiteral("Warning: ") + conflict),
+                 qPrintable(opened));
+        QVERIFY(w.timeStepSpinBox()->toolTip().contains(conflict));
+        auto* text = w.timeStepSpinBox()->findChild<QLineEdit*>();
+        text->setFocus();
+        QTest::keyClick(text, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(text, QLocale().toString(0.01, 'f', 3));
+        QTest::keyClick(text, Qt::Key_Return);
+        QTRY_VERIFY(w.document()->root().timeStepConflict().empty());
+        QCOMPARE(w.document()->root().timeStep(), 1e-5);
+        QVERIFY(!w.timeStepSpinBox()->toolTip().contains(QStringLiteral("mixes")));
+        // One undo brings the mixture back, and the warning with it.
+        w.document()->undoStack()->undo();
+        QVERIFY(w.timeStepSpinBox()->toolTip().contains(conflict));
     }
 
     void inspectorShowsThePausedRunsStates()

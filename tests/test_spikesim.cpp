@@ -92,6 +92,25 @@ private slots:
         QCOMPARE(spikes(native.out), spikes(interpreted.out));
     }
 
+    void mixedTimeStepsAreWarnedAbout()
+    {
+        // A ConstantCurrent (1 ms) driving HodgkinHuxley neurons (0.01 ms): every node advances
+        // by its own dt per step, so `info` and `run` say which nodes disagree; the run still runs.
+        const QString path = QStringLiteral(SPIKE_TEST_DATA_DIR "/models/mixed_time_steps.json");
+        const QString expected = QStringLiteral("the model mixes time steps: 0.01 ms (hh), 1 ms (current)");
+        const Outcome info = runSpikesim({QStringLiteral("info"), path});
+        QCOMPARE(info.exitCode, 0);
+        QVERIFY2(info.out.contains(QStringLiteral("warning: ") + expected), qPrintable(info.out));
+        const Outcome run = runSpikesim({QStringLiteral("run"), path, QStringLiteral("--steps"), QStringLiteral("20")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.contains(QStringLiteral("spikesim: warning: ") + path + QStringLiteral(": ") + expected),
+                 qPrintable(run.err));
+        // One time step everywhere: no warning.
+        const Outcome same = runSpikesim({QStringLiteral("info"), spike::tests::exampleModel("izhikevich_presets.json")});
+        QCOMPARE(same.exitCode, 0);
+        QVERIFY(!same.out.contains(QStringLiteral("mixes time steps")));
+    }
+
     void infoPrintsTreeAndRegistry()
     {
         const Outcome o = runSpikesim({"info", example()});

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 namespace spike::engine {
 
@@ -393,6 +394,40 @@ double Module::timeStep() const
         }
     }
     return 1.0;
+}
+
+std::string Module::timeStepConflict() const
+{
+    std::map<float, std::vector<std::string>> byStep;  // dt -> modules, in tree order
+    for (const auto& [path, module] : namedModules()) {
+        const int slot = module->findSlot("dt");
+        if (slot < 0) {
+            continue;
+        }
+        if (const auto* t = std::get_if<Tensor>(&module->m_slots[static_cast<std::size_t>(slot)].value);
+            t != nullptr && t->numel() == 1) {
+            byStep[(*t)[0]].push_back(path.empty() ? std::string("(root)") : path);
+        }
+    }
+    if (byStep.size() < 2) {
+        return {};
+    }
+    std::string text = "the model mixes time steps:";
+    const char* separator = " ";
+    for (const auto& [dt, paths] : byStep) {
+        std::ostringstream ms;
+        ms << shortestDecimal(dt) * 1e3;
+        text += separator + ms.str() + " ms (";
+        for (std::size_t k = 0; k < paths.size() && k < 3; ++k) {
+            text += (k > 0 ? ", " : "") + paths[k];
+        }
+        if (paths.size() > 3) {
+            text += " and " + std::to_string(paths.size() - 3) + " more";
+        }
+        text += ")";
+        separator = ", ";
+    }
+    return text;
 }
 
 Tensor Module::runWithHooks(const TensorView& input,

@@ -272,6 +272,15 @@ public:
     /// it was set to (engine/tensor/decimal.hpp: 0.001, not float32's 0.0010000000474974513), so
     /// that times derived from the step count (steps x dt) do not drift.
     double timeStep() const;
+    /// "" when every module of this tree that has its own "dt" runs at the same time step;
+    /// otherwise each time step and its modules (at most three named per step): "the model
+    /// mixes time steps: 0.01 ms (hh), 1 ms (current)". Every module advances by its own dt per
+    /// step, so in one run their clocks drift apart (a source's rates and times, the plots' time
+    /// axis, which follows timeStep(), disagree with the neurons'): kTimeStepAdvice says so.
+    std::string timeStepConflict() const;
+    /// What a command-line warning about a timeStepConflict() adds.
+    static constexpr const char* kTimeStepAdvice =
+        "every node advances by its own dt each step, so their times drift apart: give every node the same dt";
     /// Steps evolved since construction or the last resetState().
     std::int64_t stepsElapsed() const { return m_steps; }
     /// Sets the elapsed-step counter of this module and every descendant (used to replay a

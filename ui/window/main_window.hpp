@@ -361,6 +361,9 @@ private:
     void applySpeed();
     void applyBackend();
     void applyTimeStep();
+    /// The toolbar's dt: the first module's time step; when modules disagree
+    /// (Module::timeStepConflict()), its tooltip says which, and the status bar once per new
+    /// conflict, since a value entered there gives every module the same dt.
     void showTimeStep();
     void measureRate();
     QString tracedPath() const;
@@ -420,6 +423,7 @@ private:
     QTimer* m_preparingTimer = nullptr;  ///< single shot: shows m_preparing after the delay
     bool m_runReported = false;  ///< the new run has reported running or paused
     std::string m_nativeFailureShown;  ///< engine::equations::lastNativeFailure() last reported
+    std::string m_timeStepConflict;    ///< Module::timeStepConflict() of the document, last shown
     std::int64_t m_rateSteps = 0;     ///< step count at the start of the rate window
     qint64 m_rateStartMs = 0;         ///< [ms] wall time at the start of the rate window
     QElapsedTimer m_wallClock;        ///< started with the window

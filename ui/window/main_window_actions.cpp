@@ -279,7 +279,7 @@ void MainWindow::buildToolBar()
     m_dt->setSuffix(tr(" ms"));
     m_dt->setSpecialValueText(tr("no dt"));  // shown at 0: no module has a time step
     m_dt->setKeyboardTracking(false);
-    m_dt->setToolTip(tr("Time step of every module that has one (undoable; needs a rebuild while running)"));
+    // Its tooltip comes from showTimeStep(), which adds a warning when the modules disagree.
     connect(m_dt, &QDoubleSpinBox::valueChanged, this, &MainWindow::applyTimeStep);
     bar->addWidget(m_dt);
 

@@ -39,8 +39,11 @@ bool MainWindow::openModel(const QString& path, QString* error)
         return false;
     }
     m_source = path;
-    statusBar()->showMessage(tr("Opened %1: %L2 modules").arg(QFileInfo(path).fileName())
-                                 .arg(m_doc->root().namedModules().size()));
+    QString opened = tr("Opened %1: %L2 modules").arg(QFileInfo(path).fileName()).arg(m_doc->root().namedModules().size());
+    if (!m_timeStepConflict.empty()) {  // what showTimeStep() said while loading; this replaces it
+        opened += tr(" · Warning: %1").arg(QString::fromStdString(m_timeStepConflict));
+    }
+    statusBar()->showMessage(opened);
     return true;
 }
 

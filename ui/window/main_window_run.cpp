@@ -106,6 +106,21 @@ void MainWindow::applyBackend()
 
 void MainWindow::showTimeStep()
 {
+    const std::string conflict = m_doc->root().timeStepConflict();
+    const QString tip = tr("Time step of every module that has one (undoable; needs a rebuild while running)");
+    if (conflict.empty()) {
+        m_dt->setToolTip(tip);
+    } else {
+        m_dt->setToolTip(tip + QStringLiteral("\n\n") +
+                         tr("Warning: %1. Every module advances by its own dt each step, so their times drift "
+                            "apart; a value entered here gives every module the same dt.")
+                             .arg(QString::fromStdString(conflict)));
+        if (conflict != m_timeStepConflict) {
+            statusBar()->showMessage(tr("Warning: %1 (the dt box gives every module one)").arg(QString::fromStdString(conflict)),
+                                     30000);
+        }
+    }
+    m_timeStepConflict = conflict;
     const QSignalBlocker quiet(m_dt);
     for (const auto& [path, module] : m_doc->root().namedModules()) {
         for (const auto& view : module->attributes()) {
