@@ -19,14 +19,16 @@ using engine::Tensor;
 
 namespace {
 
-/// "equations: RS, FS: native code": how the equation populations ran on the CPU (one line per
-/// way, docs/equations.md), nothing when there are none.
-void printEquationExecution(const engine::Module& root, std::ostream& out)
+/// "equations: RS, FS: native code": how the equation populations ran, on the CPU or, when they
+/// ran on the CUDA backend, there ("device code (sm_90)"), one line per way (docs/equations.md);
+/// nothing when there are none.
+void printEquationExecution(const engine::Module& root, bool onDevice, std::ostream& out)
 {
     std::map<std::string, std::string> byStatus;
     for (const auto& [path, module] : root.namedModules()) {
         if (const auto* eq = dynamic_cast<const engine::EquationNeuron*>(module)) {
-            std::string& names = byStatus[eq->population().executionStatus()];
+            const std::string device = onDevice ? eq->deviceExecutionStatus() : std::string();
+            std::string& names = byStatus[device.empty() ? eq->population().executionStatus() : device];
             names += (names.empty() ? "" : ", ") + (path.empty() ? std::string("(root)") : path);
         }
     }
@@ -128,9 +130,7 @@ void runOnExecutor(engine::Module& root, const RunOptions& options, const Tensor
         << std::fixed << std::setprecision(0) << spikeCount << ", rate " << std::setprecision(2)
         << (neurons > 0 ? spikeCount / (static_cast<double>(neurons) * steps * dt) : 0.0)
         << " Hz\n";
-    if (run.executor().backendName() == "cpu") {
-        printEquationExecution(root, out);
-    }
+    printEquationExecution(root, run.executor().backendName() == "cuda", out);
 }
 
 }  // namespace spike::app

@@ -2,6 +2,7 @@
 // refuses to run, so callers and tests need no #ifdef. Thread: any.
 #include "kernels/cuda_device.hpp"
 #include "kernels/equation_cuda.hpp"
+#include "kernels/equation_jit.hpp"
 #include "kernels/fused_group_cuda.hpp"
 #include "kernels/network_cuda.hpp"
 #include "kernels/spike_lists_cuda.hpp"
@@ -133,6 +134,25 @@ void equationStepsCuda(const EquationDevice& /*population*/, const float* /*in*/
                        std::int64_t /*steps*/, float* /*out*/, const EquationTraces& /*traces*/)
 {
     noCuda("equationStepsCuda");
+}
+
+EquationJit equationJit(const std::string& /*source*/, bool /*request*/, bool /*wait*/)
+{
+    EquationJit j;
+    j.kind = EquationJit::Kind::Failed;
+    j.message = "built without CUDA";
+    return j;
+}
+
+void equationStepsJit(const EquationJit& /*code*/, const EquationDevice& /*d*/, const float* /*in*/,
+                      std::int64_t /*steps*/, float* /*out*/, const EquationTraces& /*traces*/)
+{
+    noCuda("equationStepsJit");
+}
+
+std::int64_t equationJitLaunches()
+{
+    return 0;
 }
 
 std::size_t spikeListScratchSize(std::int64_t /*rows*/, std::int64_t /*width*/)

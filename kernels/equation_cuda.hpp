@@ -25,7 +25,7 @@ struct EquationDevice {
     int length = 0;                           ///< its instructions
     int registers = 0;                        ///< registers it uses (<= kEqMaxRegisters)
     int slotCount = 0;                        ///< <= kEqMaxSlots
-    float* const* slots = nullptr;            ///< slotCount arrays (inputs and time: unused)
+    float* const* table = nullptr;            ///< slotCount arrays (inputs and time: unused); not "slots", a Qt macro
     const std::uint8_t* perNeuron = nullptr;  ///< per slot: 1 = n values, 0 = one shared value
     int timeSlot = -1;                        ///< slot read as t [s]
     int spikeSlot = -1;                       ///< slot whose values are the step's output

@@ -26,7 +26,7 @@ __device__ inline void equationNeuron(const EquationDevice& d, long long i, cons
     float* slot[kEqMaxSlots];
     bool per[kEqMaxSlots];
     for (int s = 0; s < d.slotCount; ++s) {
-        slot[s] = d.slots[s];
+        slot[s] = d.table[s];
         per[s] = d.perNeuron[s] != 0;
     }
     const long long width = static_cast<long long>(d.inputCount) * n;

@@ -10,6 +10,7 @@
 #include "engine/equations/native.hpp"
 #include "engine/equations/population.hpp"
 #include "engine/neurons/model_library.hpp"
+#include "tests/equation_test_cases.hpp"
 
 #include <QtTest/QtTest>
 
@@ -29,25 +30,6 @@ namespace eq = spike::engine::equations;
 namespace {
 
 constexpr std::int64_t kN = 37;  // not a multiple of any vector width: the loop's tail runs too
-
-/// The input scale of a model's ports [SI], as test_equation_parity drives them.
-float driveOf(const std::string& name)
-{
-    if (name == "Izhikevich") return 0.012F;
-    if (name == "AdEx") return 6e-10F;
-    if (name == "HodgkinHuxley") return 0.12F;
-    if (name == "QIF") return 0.01F;
-    if (name == "FitzHughNagumo") return 0.8F;
-    if (name == "COBALIF") return 0.3F;  // conductance increments relative to the leak
-    return 0.04F;
-}
-
-double dtOf(const std::string& name)
-{
-    if (name == "HodgkinHuxley") return 1e-5;
-    if (name == "FitzHughNagumo") return 5e-5;
-    return 1e-4;
-}
 
 /// One model text run twice: interpreted and native.
 struct Pair {
@@ -127,15 +109,6 @@ struct Pair {
     }
 };
 
-const char* const kEveryFunction =
-    "dv/dt = (v_rest - v + I + f) / tau : volt (unless refractory)\n"
-    "I : volt (input)\ntau = 10*ms : second\nv_rest = -70*mV : volt\nx = v / mV : 1\n"
-    "f = 0.1*mV*(sin(x) + cos(x) + tan(x/10) + sinh(x/50) + cosh(x/50) + tanh(x) + arcsin(tanh(x/10))"
-    " + arccos(tanh(x/10)) + arctan(x) + exp(x/20) + log(1 + abs(x)) + log10(1 + abs(x))"
-    " + exprel(x/10) + (abs(x)/100)**1.7 + sign(x) + floor(x/7) + ceil(x/9) + int(x/11)"
-    " + clip(x, -65, -55) + sqrt(abs(x)) + int(x > -60 and not (x < -80 or x == -75))) : volt\n"
-    "v(0) = v_rest\nthreshold: v > -50*mV and v != -49*mV\nreset: v = v_rest\nrefractory: 2*ms\n";
-
 }  // namespace
 
 class TestEquationNative : public QObject {
@@ -173,9 +146,9 @@ private slots:
         QFETCH(QString, name);
         QFETCH(QString, method);
         const eq::EquationModel model =
-            name.isEmpty() ? eq::parseModel(kEveryFunction) : findLibraryModel(name.toStdString())->model;
+            name.isEmpty() ? eq::parseModel(spike::tests::kEveryFunction) : findLibraryModel(name.toStdString())->model;
         const std::string key = name.toStdString();
-        Pair pair(eq::compileModel(model, dtOf(key), method.toStdString()), kN);
+        Pair pair(eq::compileModel(model, spike::tests::equationDtOf(key), method.toStdString()), kN);
         std::vector<std::size_t> settable;
         for (std::size_t k = 0; k < model.parameters.size(); ++k) {
             if (!model.parameters[k].input) {
@@ -191,7 +164,7 @@ private slots:
             if (s == 150) {
                 pair.perNeuron(settable[1]);
             }
-            const std::string diff = pair.step(s, driveOf(key), key == "COBALIF");
+            const std::string diff = pair.step(s, spike::tests::equationDriveOf(key), key == "COBALIF");
             QVERIFY2(diff.empty(), diff.c_str());
             if (s > 0 && s != 150) {
                 QCOMPARE(QString::fromStdString(pair.native.executionStatus()), QString("native code"));
@@ -215,7 +188,7 @@ private slots:
     {
         for (const auto& lib : libraryModels()) {
             const std::string& key = lib.model.name;
-            const eq::CompiledModel compiled = eq::compileModel(lib.model, dtOf(key));
+            const eq::CompiledModel compiled = eq::compileModel(lib.model, spike::tests::equationDtOf(key));
             eq::Population plain(compiled, kN);
             eq::Population native(compiled, kN);
             eq::Population interpreted(compiled, kN);
@@ -247,7 +220,7 @@ private slots:
             for (std::int64_t s = 0; s < 200; ++s) {
                 for (std::size_t k = 0; k < inputs; ++k) {
                     for (std::size_t i = 0; i < static_cast<std::size_t>(kN); ++i) {
-                        const float x = driveOf(key) * u(rng);
+                        const float x = spike::tests::equationDriveOf(key) * u(rng);
                         rows[k][i] = rows[inputs + k][i] = rows[2 * inputs + k][i] = x;
                     }
                 }

@@ -4,9 +4,12 @@
 // the CUDA executor, in chunks, and must give the same spikes and the same states bit for bit
 // (the same program and numbers on both, and the transcendental functions of
 // kernels/portable_math.hpp, which give the same bits on a real GPU as on the host; the last case
-// uses every one of them). The CUDA rows run as test_equation_parity_cuda_emulated on the
-// emulator, on a real device where there is one (docs/backends.md records the run), and skip
-// otherwise.
+// uses every one of them). The same again with the device running each population as device code
+// compiled at run time (NVRTC; kernels/equation_jit.hpp) instead of interpreting it. The CUDA rows
+// run as test_equation_parity_cuda_emulated on the emulator (there the device source is compiled
+// by NVRTC when the toolkit is on the machine, then by the host compiler, and run), on a real
+// device where there is one (docs/backends.md records the run), and skip otherwise.
+#include "engine/equations/native.hpp"
 #include "engine/io/module_factory.hpp"
 #include "engine/network/network.hpp"
 #include "engine/neurons/equation_neuron.hpp"
@@ -14,15 +17,19 @@
 #include "engine/runtime/backend.hpp"
 #include "engine/sources/sources.hpp"
 #include "kernels/cuda_device.hpp"
+#include "kernels/equation_jit.hpp"
+#include "kernels/nvrtc.hpp"
 #include "tests/projection_test_helpers.hpp"
 
 #include <QtTest/QtTest>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 using namespace spike::engine;  // NOLINT: test file
+namespace eq = spike::engine::equations;
 
 namespace {
 
@@ -142,6 +149,12 @@ class TestEquationParity : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_cache.isValid());
+        qputenv("SPIKE_EQ_CACHE", m_cache.path().toUtf8());  // native and emulated device code
+    }
+
     void cpuAndCudaAgree_data()
     {
         QTest::addColumn<int>("index");
@@ -151,7 +164,37 @@ private slots:
             QTest::newRow(name.c_str()) << static_cast<int>(k);
         }
     }
-    void cpuAndCudaAgree()
+    void cpuAndCudaAgree() { compareBackends(); }
+
+    /// With native code asked for at once, the device builds and runs each population's compiled
+    /// code (not the interpreter), with the interpreter's bits.
+    void compiledDeviceCodeAgrees_data() { cpuAndCudaAgree_data(); }
+    void compiledDeviceCodeAgrees()
+    {
+        if (const std::string why = spike::kernels::nvrtcUnavailableReason(); !why.empty()) {
+            const auto device = spike::kernels::queryCudaDevice();
+            if (device.available && device.name.find("emulator") == std::string::npos) {
+                QSKIP(qPrintable(QString::fromStdString(why + ": a GPU interprets equation populations")));
+            }
+            qInfo("%s: the emulator compiles the device source with the host compiler only", why.c_str());
+        }
+        const eq::NativeMode before = eq::nativeMode();
+        eq::setNativeMode(eq::NativeMode::Sync);
+        const std::int64_t launches = spike::kernels::equationJitLaunches();
+        compareBackends([launches](const EquationNeuron& onDevice) {
+            const std::string status = onDevice.deviceExecutionStatus();
+            QVERIFY2(status.rfind("device code (", 0) == 0, status.c_str());
+            QVERIFY(spike::kernels::equationJitLaunches() >= launches + kSteps / kChunk);
+        });
+        eq::setNativeMode(before);
+    }
+
+private:
+    QTemporaryDir m_cache;
+
+    /// Runs the current row's case on both backends and compares every value; `checkDevice` then
+    /// looks at the CUDA run's population.
+    void compareBackends(const std::function<void(const EquationNeuron&)>& checkDevice = {})
     {
         QFETCH(int, index);
         const auto device = spike::kernels::queryCudaDevice();
@@ -186,6 +229,9 @@ private slots:
         const auto& b = cudaNet->getSubmodule("E");
         for (const auto& s : states) {
             QVERIFY2(a.tensor(s).identical(b.tensor(s)), s.c_str());
+        }
+        if (checkDevice) {
+            checkDevice(dynamic_cast<const EquationNeuron&>(b));
         }
     }
 };

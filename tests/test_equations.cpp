@@ -410,6 +410,28 @@ private slots:
         QCOMPARE(trace(named, "euler", 1e-4, 20), plain);
     }
 
+    void exactRefusesProductsOfStates()
+    {
+        // COBA's dv/dt = (ge*(Ee - v) + ...) / taum is linear in v and in ge apart, not together:
+        // v's coefficient holds the state ge. Exact integration once accepted it, with propagators
+        // computed as if ge were 0, and v never left El; Brian2's exact (linear) refuses it too.
+        const EquationModel coba = parseModel(
+            "dv/dt = (ge*(Ee - v) - (v - El)) / taum : volt\ndge/dt = -ge / taue : 1 (input)\n"
+            "taum = 20*ms : second\ntaue = 5*ms : second\nEl = -60*mV : volt\nEe = 0*mV : volt\n"
+            "v(0) = El\nge(0) = 0\n");
+        const std::string why = methodRefusal(coba, "exact");
+        QVERIFY2(why.find("dv/dt multiplies v by the state ge, so the system is not linear") != std::string::npos,
+                 why.c_str());
+        const std::vector<std::string> methods = applicableMethods(coba);
+        QVERIFY(std::find(methods.begin(), methods.end(), "exact") == methods.end());
+        QVERIFY(std::find(methods.begin(), methods.end(), "exponential_euler") != methods.end());
+        QCOMPARE(defaultMethod(coba), std::string("euler"));
+        // A coupled linear system with constant coefficients is still exact's.
+        QVERIFY(methodRefusal(parseModel("dx/dt = y/ms : 1\ndy/dt = -x/ms - y/(10*ms) : 1\nx(0) = 1\ny(0) = 0\n"),
+                              "exact")
+                    .empty());
+    }
+
     void exactIntegrationTakesAtMost32States()
     {
         // 5000 linear states once made exact integration build 75 million matrix slots (40 s and

@@ -308,6 +308,39 @@ private slots:
         QVERIFY(spikes.flat().sum() > 100.0F);
     }
 
+    void cudaRunSaysHowEquationPopulationsRan()
+    {
+        // On the CUDA backend a short run interprets on the device; with SPIKE_EQ_NATIVE=sync the
+        // population runs as device code compiled at run time (NVRTC on a GPU, the host compiler
+        // in the emulator) from its first launch, with the CPU run's spikes.
+        const QStringList args{QStringLiteral("run"), spike::tests::exampleModel("izhikevich_presets.json"),
+                               QStringLiteral("--steps"), QStringLiteral("3000"), QStringLiteral("--backend")};
+        const Outcome interpreted = runSpikesim(args + QStringList{QStringLiteral("cuda")});
+        if (interpreted.exitCode != 0 && !qEnvironmentVariableIsSet("SPIKE_EXPECT_GPU")) {
+            QSKIP(qPrintable("no CUDA device: " + interpreted.err.trimmed()));
+        }
+        QVERIFY2(interpreted.exitCode == 0, qPrintable(interpreted.err));
+        QVERIFY2(interpreted.out.contains("equations: izhikevich: interpreted on the device (device code is compiled "
+                                          "after 2000000 neuron-steps)"),
+                 qPrintable(interpreted.out));
+        QTemporaryDir cache;
+        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
+        qputenv("SPIKE_EQ_NATIVE", "sync");
+        const Outcome compiled = runSpikesim(args + QStringList{QStringLiteral("cuda")});
+        const Outcome cpu = runSpikesim(args + QStringList{QStringLiteral("cpu")});
+        qunsetenv("SPIKE_EQ_NATIVE");
+        qunsetenv("SPIKE_EQ_CACHE");
+        QVERIFY2(compiled.exitCode == 0, qPrintable(compiled.err));
+        QVERIFY2(compiled.out.contains("equations: izhikevich: device code ("), qPrintable(compiled.out));
+        QVERIFY2(!compiled.out.contains("interpreted"), qPrintable(compiled.out));
+        const auto spikes = [](const QString& out) {
+            return QRegularExpression(QStringLiteral("spikes (\\d+)")).match(out).captured(1);
+        };
+        QVERIFY(!spikes(compiled.out).isEmpty());
+        QCOMPARE(spikes(compiled.out), spikes(cpu.out));
+        QCOMPARE(spikes(compiled.out), spikes(interpreted.out));
+    }
+
     void errorsAreOneLineAndLeaveNoFiles()
     {
         QTemporaryDir dir;

@@ -4,7 +4,10 @@
 # the C and C++ runtimes, which the target has in newer versions) into .device-bundle/bundle.tar.xz,
 # for bench/device/run_on_device.sh on a machine with a GPU but without Qt or a compiler. The
 # binaries keep the absolute source path they were built in (test data, bench scripts); the
-# bundle records it in srcdir. Environment: BUILD_DIR (default build).
+# bundle records it in srcdir. NVRTC (libnvrtc, which the CUDA backend opens at run time to compile
+# equation populations into device code; kernels/nvrtc.hpp) goes too, unless PACK_NVRTC=0: the
+# GPU machine may have a driver but no toolkit. It is most of the bundle (about 32 of its MB).
+# Environment: BUILD_DIR (default build), PACK_NVRTC (default 1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-"$ROOT/build"}
@@ -29,7 +32,17 @@ for lib in $(ldd "$stage"/build/{tests,bench,app}/* | awk '/=>/ {print $3}' | so
     *) cp -L "$lib" "$stage/build/lib/" ;;
     esac
 done
+if [ "${PACK_NVRTC:-1}" = 1 ]; then
+    nvrtc=$(ldconfig -p | awk '/libnvrtc\.so\.[0-9]+ / {print $NF; exit}')
+    nvrtc=${nvrtc:-$(ls /usr/local/cuda/lib64/libnvrtc.so.[0-9]* 2> /dev/null | head -1)}
+    if [ -n "$nvrtc" ]; then
+        cp -L "$nvrtc" "$stage/build/lib/"
+        cp -L "$(dirname "$(readlink -f "$nvrtc")")"/libnvrtc-builtins.so.[0-9]*.[0-9]* "$stage/build/lib/"
+    else
+        echo "pack_for_device: no libnvrtc here; the GPU machine runs equation populations interpreted" >&2
+    fi
+fi
 echo "$ROOT" > "$stage/build/srcdir"
 mkdir -p "$ROOT/.device-bundle"
-tar -C "$stage" -cJf "$ROOT/.device-bundle/bundle.tar.xz" .
+XZ_OPT=-T0 tar -C "$stage" -cJf "$ROOT/.device-bundle/bundle.tar.xz" .
 ls -la "$ROOT/.device-bundle/bundle.tar.xz"

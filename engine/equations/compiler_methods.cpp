@@ -32,6 +32,13 @@ LinearSystem linearSystem(const EquationModel& m)
                 sys.refusal = "d" + m.states[i].name + "/dt has a coefficient that changes with time t";
                 return sys;
             }
+            for (const auto& other : m.states) {  // ge*(Ee - v): v's coefficient holds the state ge
+                if (mentions(a, other.name)) {
+                    sys.refusal = "d" + m.states[i].name + "/dt multiplies " + m.states[j].name + " by the state " +
+                                  other.name + ", so the system is not linear";
+                    return sys;
+                }
+            }
             for (const auto& p : m.parameters) {
                 if (p.input && mentions(a, p.name)) {
                     sys.refusal = "d" + m.states[i].name + "/dt multiplies " + m.states[j].name +

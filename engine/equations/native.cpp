@@ -2,6 +2,8 @@
 // library cache (one background thread), and the loaded functions. See native.hpp.
 #include "engine/equations/native.hpp"
 
+#include "engine/equations/code_text.hpp"
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -36,6 +38,9 @@ extern const char* const kNativeEquationOpsHeader;
 namespace {
 
 using kernels::EqOp;
+using code::Dialect;
+using code::hex;
+using code::reg;
 namespace fs = std::filesystem;
 
 NativeMode modeFromEnvironment()
@@ -54,88 +59,11 @@ std::atomic<NativeMode>& modeRef()
     return mode;
 }
 
-std::string floatLiteral(float v)
-{
-    if (std::isnan(v)) {
-        return "__builtin_nanf(\"\")";
-    }
-    if (std::isinf(v)) {
-        return v > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%af", static_cast<double>(v));
-    return buf;
-}
-
 /// The interpreter's flags (engine/CMakeLists.txt, program.cpp): no FMA contraction, no errno or
 /// trapping math; -march=native since the code runs where it is compiled. Written into every
 /// source, so other flags make other libraries.
 constexpr const char* kCompilerFlags[] = {"-std=c++20",      "-O3",          "-march=native", "-ffp-contract=off",
                                           "-fno-math-errno", "-fno-trapping-math", "-fPIC",   "-shared", "-w"};
-
-std::string reg(int r)
-{
-    std::string s = std::to_string(r);
-    s.insert(s.begin(), 'r');
-    return s;
-}
-
-/// One instruction as a C++ statement, with the interpreter's arithmetic (program.cpp): the
-/// the destination is `dst` (default: its register), and operand register r reads (*names)[r]
-/// (default: the register itself).
-std::string statement(const kernels::EqInstruction& ins, const std::vector<char>& perNeuron,
-                      const std::string& dst = {}, const std::vector<std::string>* names = nullptr)
-{
-    const auto operand = [names](int r) {
-        return r < 0 ? std::string("0.0f") : names != nullptr ? (*names)[static_cast<std::size_t>(r)] : reg(r);
-    };
-    const std::string d = !dst.empty() ? dst : ins.dst >= 0 ? reg(ins.dst) : "";
-    const std::string a = operand(ins.a);
-    const std::string b = operand(ins.b);
-    const std::string c = operand(ins.c);
-    const auto bin = [&](const char* op) { return d + " = " + a + " " + op + " " + b + ";"; };
-    const auto cmp = [&](const char* op) { return d + " = " + a + " " + op + " " + b + " ? 1.0f : 0.0f;"; };
-    const auto fn = [&](const char* f) { return d + " = " + f + "(" + a + ");"; };
-    const std::string slot = std::to_string(ins.slot);
-    switch (ins.op) {
-    case EqOp::Fill: return d + " = " + floatLiteral(ins.value) + ";";
-    case EqOp::Load:
-        return d + " = " + (perNeuron[static_cast<std::size_t>(ins.slot)] != 0 ? "s" + slot + "[i]" : "u" + slot) + ";";
-    case EqOp::Store: return "s" + slot + "[i] = " + a + ";";
-    case EqOp::Copy: return d + " = " + a + ";";
-    case EqOp::Add: return bin("+");
-    case EqOp::Sub: return bin("-");
-    case EqOp::Mul: return bin("*");
-    case EqOp::Div: return bin("/");
-    case EqOp::Neg: return d + " = -" + a + ";";
-    case EqOp::Exp: return fn("pm::exp");
-    case EqOp::Sqrt: return fn("std::sqrt");
-    case EqOp::Abs: return fn("std::fabs");
-    case EqOp::Floor: return fn("std::floor");
-    case EqOp::Trunc: return fn("std::trunc");
-    case EqOp::Lt: return cmp("<");
-    case EqOp::Le: return cmp("<=");
-    case EqOp::Gt: return cmp(">");
-    case EqOp::Ge: return cmp(">=");
-    case EqOp::Eq: return cmp("==");
-    case EqOp::Ne: return cmp("!=");
-    case EqOp::And: return d + " = (" + a + " != 0.0f && " + b + " != 0.0f) ? 1.0f : 0.0f;";
-    case EqOp::Or: return d + " = (" + a + " != 0.0f || " + b + " != 0.0f) ? 1.0f : 0.0f;";
-    case EqOp::Not: return d + " = " + a + " != 0.0f ? 0.0f : 1.0f;";
-    case EqOp::Select: return d + " = " + a + " != 0.0f ? " + b + " : " + c + ";";
-    case EqOp::Max: return d + " = std::max(" + a + ", " + b + ");";
-    default:
-        return d + " = K::eqApply(static_cast<K::EqOp>(" + std::to_string(static_cast<int>(ins.op)) + "), " + a +
-               ", " + b + ", " + c + ");";
-    }
-}
-
-std::string hex(std::size_t h)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%016zx", h);
-    return buf;
-}
 
 std::size_t headersHash()
 {
@@ -415,20 +343,11 @@ std::string nativeSource(const Program& program, const std::vector<char>& perNeu
     // as exp(-dt/tau)) runs once per call before the loop, with the same operations in the same
     // order, so the bits do not change; the loop copies the value into the register. GCC does
     // not hoist these itself when they call a function with branches (pm::exp).
-    const std::vector<char> invariant = invariantInstructions(program, perNeuron);
-    std::vector<std::string> invariantName(static_cast<std::size_t>(std::max(program.registers, 0)));
-    std::vector<std::string> body;
-    for (std::size_t k = 0; k < program.code.size(); ++k) {
-        const auto& ins = program.code[k];
-        if (invariant[k] == 0) {
-            body.push_back(statement(ins, perNeuron));
-            continue;
-        }
-        const std::string name = "h" + std::to_string(k);
-        os << "    const float " << name << " = "
-           << statement(ins, perNeuron, "@", &invariantName).substr(4) << "\n";  // drop "@ = "
-        invariantName[static_cast<std::size_t>(ins.dst)] = name;
-        body.push_back(reg(ins.dst) + " = " + name + ";");
+    std::vector<std::string> once;
+    const std::vector<std::string> body =
+        code::hoisted(program, invariantInstructions(program, perNeuron), perNeuron, Dialect::Cpu, once);
+    for (const std::string& line : once) {
+        os << "    " << line << "\n";
     }
     os << "    for (std::int64_t i = begin; i < end; ++i) {\n";
     if (program.registers > 0) {
@@ -454,6 +373,11 @@ std::string nativeSource(const Program& program, const std::vector<char>& perNeu
     }
     os << ");\n}\n";
     return os.str();
+}
+
+NativeCode nativeCodeNow(const std::string& source)
+{
+    return build(source, std::hash<std::string>{}(source));
 }
 
 NativeCode nativeCode(const std::string& source, bool request)

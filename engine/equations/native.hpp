@@ -57,6 +57,11 @@ struct NativeCode {
 /// (Async: queued, the answer is Pending; Sync: compiled before returning; Off: Absent).
 NativeCode nativeCode(const std::string& source, bool request);
 
+/// The native code of `source` compiled (or found in the disk cache) and loaded now, in the
+/// caller, whatever the mode; Ready or Failed. Not entered in the table nativeCode() keeps (the
+/// CUDA emulator's stand-in for NVRTC, tests/cuda_emulator, builds device sources with it).
+NativeCode nativeCodeNow(const std::string& source);
+
 /// Why the most recent compile in this process failed ("" when none has): what a user interface
 /// shows once, since every equation population then runs interpreted.
 std::string lastNativeFailure();

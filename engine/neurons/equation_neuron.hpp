@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,8 +57,14 @@ public:
     /// the attributes; what the device twin uploads.
     const equations::Population& population() const { return *m_population; }
 
-    /// Its device twin (equation_neuron_device.cpp): kernels::equationStepsCuda.
+    /// Its device twin (equation_neuron_device.cpp): device code compiled at run time
+    /// (kernels/equation_jit.hpp), interpreted (kernels::equationStepsCuda) until it is ready.
     std::unique_ptr<DeviceNeuron> makeDeviceNeuron() override;
+    /// How the CUDA backend last ran it ("device code (sm_90)", "interpreted on the device
+    /// (device code compiling)", "interpreted on the device: <why device code failed>"); "" when
+    /// it has not run there. Written by the device twin, read by anyone (spikesim's report).
+    std::string deviceExecutionStatus() const;
+    void setDeviceExecutionStatus(std::string status);
 
 protected:
     Status validateChange(const Lookup& proposed) const override;
@@ -115,6 +122,8 @@ private:
     /// one a runRange() call takes.
     std::vector<equations::Population::Frame> m_frames;
     std::atomic<int> m_nextFrame{0};
+    mutable std::mutex m_deviceStatusMutex;
+    std::string m_deviceStatus;
 };
 
 }  // namespace spike::engine
