@@ -339,6 +339,15 @@ private slots:
         QVERIFY(!spikes(compiled.out).isEmpty());
         QCOMPARE(spikes(compiled.out), spikes(cpu.out));
         QCOMPARE(spikes(compiled.out), spikes(interpreted.out));
+        // Brian2's COBA network is a cycle (E <-> I): the CUDA executor fuses it into one kernel,
+        // which interprets the populations, and says so.
+        const Outcome fused = runSpikesim({QStringLiteral("run"), spike::tests::exampleModel("coba_network.json"),
+                                           QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--backend"),
+                                           QStringLiteral("cuda")});
+        QVERIFY2(fused.exitCode == 0, qPrintable(fused.err));
+        QVERIFY2(fused.out.contains("equations: E, I: interpreted on the device (in a fused cycle, whose kernel "
+                                    "interprets)"),
+                 qPrintable(fused.out));
     }
 
     void errorsAreOneLineAndLeaveNoFiles()

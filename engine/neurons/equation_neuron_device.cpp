@@ -124,6 +124,10 @@ public:
         op.dst = out;
         op.dstStride = op.equation.n;
         ops.push_back(op);
+        if (m_reported != kFusedKey) {  // the fused kernel runs the interpreter's equationNeuron
+            m_reported = kFusedKey;
+            m_layer->setDeviceExecutionStatus("interpreted on the device (in a fused cycle, whose kernel interprets)");
+        }
         return true;
     }
 
@@ -147,7 +151,9 @@ private:
     /// Tells the layer how this launch ran, when that changed (no string work per launch).
     void report(bool compiled, const kn::EquationJit& code)
     {
-        const int key = compiled ? -1 : static_cast<int>(code.kind) + (m_jitProblem.empty() ? 0 : 10);
+        const int key = compiled ? -1
+                                 : static_cast<int>(code.kind) + (m_jitProblem.empty() ? 0 : 10) +
+                                       (eq::nativeMode() == eq::NativeMode::Off ? 20 : 0);
         if (key != m_reported) {
             m_reported = key;
             m_layer->setDeviceExecutionStatus(compiled ? "device code (" + code.message + ")" : interpretedBecause(code));
@@ -216,6 +222,7 @@ private:
     kn::EquationJit m_jit;      ///< its device code as last asked
     std::int64_t m_neuronSteps = 0;  ///< launched so far (when Async mode asks for device code)
     int m_reported = -100;           ///< the last report()'s key
+    static constexpr int kFusedKey = 100;  ///< m_reported when a fused cycle runs it
 };
 
 }  // namespace
