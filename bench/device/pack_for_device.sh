@@ -6,7 +6,7 @@
 # binaries keep the absolute source path they were built in (test data, bench scripts); the
 # bundle records it in srcdir. NVRTC (libnvrtc, which the CUDA backend opens at run time to compile
 # equation populations into device code; kernels/nvrtc.hpp) goes too, unless PACK_NVRTC=0: the
-# GPU machine may have a driver but no toolkit. It is most of the bundle (about 32 of its MB).
+# GPU machine may have a driver but no toolkit. It is half the bundle (about 31 of some 60 MB).
 # Environment: BUILD_DIR (default build), PACK_NVRTC (default 1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,5 +44,10 @@ if [ "${PACK_NVRTC:-1}" = 1 ]; then
 fi
 echo "$ROOT" > "$stage/build/srcdir"
 mkdir -p "$ROOT/.device-bundle"
-XZ_OPT=-T0 tar -C "$stage" -cJf "$ROOT/.device-bundle/bundle.tar.xz" .
+XZ_OPT="-9 -T0" tar -C "$stage" -cJf "$ROOT/.device-bundle/bundle.tar.xz" .
 ls -la "$ROOT/.device-bundle/bundle.tar.xz"
+# The device tool carries at most 64 MiB of ignored paths with the working tree.
+if [ "$(stat -c %s "$ROOT/.device-bundle/bundle.tar.xz")" -gt $((64 * 1024 * 1024 - 1024 * 1024)) ]; then
+    echo "pack_for_device: the bundle is near or past the device tool's 64 MiB: pack fewer binaries," \
+         "or PACK_NVRTC=0 (about 32 MB less; equation populations then run interpreted there)" >&2
+fi
