@@ -73,7 +73,7 @@ void equationStepsJit(const EquationJit& code, const EquationDevice& d, const fl
         return;
     }
     HostCode host;
-    host.step = reinterpret_cast<void (*)(float* const*, std::int64_t, std::int64_t)>(code.kernel);
+    host.step = reinterpret_cast<void (*)(float* const*, std::int64_t, std::int64_t)>(const_cast<void*>(code.kernel));
     SPIKE_LAUNCH(equationJitKernel, blocksFor(d.n), kBlock, 0)(host, args, in, out, d.table);
     checkLaunch("equation device code");
 }
