@@ -136,12 +136,17 @@ void equationStepsCuda(const EquationDevice& /*population*/, const float* /*in*/
     noCuda("equationStepsCuda");
 }
 
-EquationJit equationJit(const std::string& /*source*/, bool /*request*/, bool /*wait*/)
+EquationJit equationJit(const std::string& /*source*/, bool /*request*/, bool /*wait*/, const std::string& /*cacheDir*/)
 {
     EquationJit j;
     j.kind = EquationJit::Kind::Failed;
     j.message = "built without CUDA";
     return j;
+}
+
+EquationJit equationJitCached(const std::string& source, const std::string& cacheDir)
+{
+    return equationJit(source, false, false, cacheDir);
 }
 
 void equationStepsJit(const EquationJit& /*code*/, const EquationDevice& /*d*/, const float* /*in*/,

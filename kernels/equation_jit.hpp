@@ -3,7 +3,8 @@
 // this device's architecture, loaded by the driver, and launched with the kernel arguments below,
 // instead of kernels/equation_cuda.hpp's interpreter. Same instructions, same arithmetic, same
 // bits; one thread per neuron with its registers in registers. Builds run on a background
-// thread (the interpreter runs meanwhile) or in the caller. A process keeps each source's code.
+// thread (the interpreter runs meanwhile) or in the caller. A process keeps each source's code,
+// and a disk cache keeps its image for later processes.
 // Thread: any; one population's launches from one thread at a time.
 #pragma once
 
@@ -35,8 +36,15 @@ struct EquationJit {
 };
 
 /// The device code of `source`. With request and nothing known yet, starts building it (on a
-/// background thread; in the caller when `wait`, which also waits for a pending build).
-EquationJit equationJit(const std::string& source, bool request, bool wait);
+/// background thread; in the caller when `wait`, which also waits for a pending build). A build
+/// keeps its image in `cacheDir` (kernels/nvrtc.hpp, cachedImage; "" keeps nothing) once the
+/// driver has loaded it, and takes an image kept there by an earlier process instead of compiling.
+EquationJit equationJit(const std::string& source, bool request, bool wait, const std::string& cacheDir);
+
+/// The device code of `source` when it is known without compiling: built in this process, or
+/// an image in `cacheDir` that an earlier process kept (loaded now, in the caller); else Absent
+/// (nothing is started). Called once when a population's layout is loaded.
+EquationJit equationJitCached(const std::string& source, const std::string& cacheDir);
 
 /// Runs `steps` steps of population `d` with Ready `code`: the same inputs and outputs as
 /// equationStepsCuda (whose limits it shares).

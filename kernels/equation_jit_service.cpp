@@ -41,7 +41,31 @@ EquationJit failedJit(std::string message)
     return j;
 }
 
-EquationJit equationJitWith(const std::string& source, bool request, bool wait, EquationJitBuilder build)
+EquationJit equationJitCachedWith(const std::string& source, const std::string& cacheDir, EquationJitBuilder build)
+{
+    Table& t = table();
+    {
+        const std::lock_guard lock(t.mutex);
+        if (const auto it = t.codes.find(source); it != t.codes.end()) {
+            return it->second;
+        }
+    }
+    EquationJit code;
+    try {
+        code = build(source, cacheDir, true);
+    } catch (const std::exception&) {
+        code = {};  // a cache that cannot be used is an empty one
+    }
+    if (code.kind != EquationJit::Kind::Ready) {
+        return {};
+    }
+    const std::lock_guard lock(t.mutex);
+    const EquationJit& known = t.codes.emplace(source, code).first->second;  // a build finished meanwhile wins
+    return known.kind == EquationJit::Kind::Pending ? code : known;
+}
+
+EquationJit equationJitWith(const std::string& source, bool request, bool wait, const std::string& cacheDir,
+                            EquationJitBuilder build)
 {
     Table& t = table();
     std::unique_lock lock(t.mutex);
@@ -51,10 +75,10 @@ EquationJit equationJitWith(const std::string& source, bool request, bool wait, 
             return {};
         }
         t.codes[source].kind = EquationJit::Kind::Pending;
-        const auto finish = [&t, source, build] {
+        const auto finish = [&t, source, cacheDir, build] {
             EquationJit code;
             try {
-                code = build(source);
+                code = build(source, cacheDir, false);
             } catch (const std::exception& e) {
                 code = failedJit(e.what());
             }

@@ -10,11 +10,17 @@
 
 namespace spike::kernels::detail {
 
-/// Builds one source's device code (Ready with the kernel, or Failed with why); any thread.
-using EquationJitBuilder = EquationJit (*)(const std::string& source);
+/// Builds one source's device code (Ready with the kernel, or Failed with why), taking the image
+/// from the disk cache in `cacheDir` when it is there and keeping it there when it compiled one;
+/// with `cachedOnly`, Absent instead of compiling. Any thread.
+using EquationJitBuilder = EquationJit (*)(const std::string& source, const std::string& cacheDir, bool cachedOnly);
 
 /// equationJit() over `build`.
-EquationJit equationJitWith(const std::string& source, bool request, bool wait, EquationJitBuilder build);
+EquationJit equationJitWith(const std::string& source, bool request, bool wait, const std::string& cacheDir,
+                            EquationJitBuilder build);
+
+/// equationJitCached() over `build`.
+EquationJit equationJitCachedWith(const std::string& source, const std::string& cacheDir, EquationJitBuilder build);
 
 /// The argument of one launch; counts the launch. Throws std::invalid_argument when `code` is
 /// not Ready or `d` is past the kernel's limits.

@@ -2,8 +2,14 @@
 // NVRTC's C signatures (nvrtc.h), so nothing needs the toolkit's headers to build.
 #include "kernels/nvrtc.hpp"
 
+#include "kernels/file_store.hpp"
+
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -111,9 +117,98 @@ std::string firstLines(const std::string& text, int lines)
     return out;
 }
 
+std::atomic<long long>& compilations()
+{
+    static std::atomic<long long> n{0};
+    return n;
+}
+
+// --- the disk cache of images ---------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+constexpr const char* kImageMagic = "spikestudio device image 1";
+
+/// dir/dev_<hash of source>_cc<capability> (without extension).
+fs::path imageStem(const std::string& source, int capability, const std::string& dir)
+{
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(source));
+    return fs::path(dir) / ("dev_" + std::string(hash) + "_cc" + std::to_string(capability));
+}
+
+fs::path withExtension(const fs::path& stem, const char* ext) { return fs::path(stem.string() + ext); }
+
 }  // namespace
 
 std::string nvrtcUnavailableReason() { return api().missing; }
+
+long long nvrtcCompilations() { return compilations().load(); }
+
+NvrtcImage cachedImage(const std::string& source, int capability, const std::string& dir)
+{
+    NvrtcImage out;
+    if (dir.empty()) {
+        return out;
+    }
+    try {
+        const fs::path stem = imageStem(source, capability, dir);
+        std::error_code ec;
+        if (!fs::exists(withExtension(stem, ".img"), ec) ||
+            readWholeFile(withExtension(stem, ".cu")) != source) {
+            return out;
+        }
+        const std::string file = readWholeFile(withExtension(stem, ".img"));
+        std::istringstream header(file);
+        std::string magic;
+        std::string target;
+        int cubin = -1;
+        std::size_t size = 0;
+        if (!std::getline(header, magic) || magic != kImageMagic || !(header >> target >> cubin >> size) ||
+            (cubin != 0 && cubin != 1) || header.get() != '\n') {
+            return out;
+        }
+        const auto at = static_cast<std::size_t>(header.tellg());
+        if (size == 0 || file.size() - at != size) {  // cut short by a full disk, or grown
+            return out;
+        }
+        out.image = file.substr(at);
+        out.cubin = cubin == 1;
+        out.target = target;
+        out.ok = true;
+    } catch (const std::exception&) {
+        out = {};  // an unreadable cache is an empty one
+    }
+    return out;
+}
+
+bool storeImage(const std::string& source, int capability, const std::string& dir, const NvrtcImage& image)
+{
+    if (dir.empty() || !image.ok || image.image.empty() ||
+        image.target.find_first_of(" \n") != std::string::npos) {
+        return false;
+    }
+    try {
+        const fs::path stem = imageStem(source, capability, dir);
+        fs::create_directories(stem.parent_path());
+        writeFileAtomically(withExtension(stem, ".cu"), source);
+        writeFileAtomically(withExtension(stem, ".img"), std::string(kImageMagic) + "\n" + image.target + " " +
+                                                             (image.cubin ? "1 " : "0 ") +
+                                                             std::to_string(image.image.size()) + "\n" + image.image);
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+void forgetImage(const std::string& source, int capability, const std::string& dir)
+{
+    if (dir.empty()) {
+        return;
+    }
+    std::error_code ec;
+    fs::remove(withExtension(imageStem(source, capability, dir), ".img"), ec);
+}
 
 NvrtcImage nvrtcCompile(const std::string& source, const std::string& name, int capability)
 {
@@ -148,6 +243,7 @@ NvrtcImage nvrtcCompile(const std::string& source, const std::string& name, int 
     const char* headerNames[] = {"cstdint", "cmath", "cstring"};
     static std::mutex mutex;  // one compile at a time: they are short, and NVRTC's state is its own
     const std::lock_guard lock(mutex);
+    compilations().fetch_add(1);
     Program p = nullptr;
     if (const int r = a.create(&p, source.c_str(), name.c_str(), 3, headers, headerNames); r != 0) {
         out.message = std::string("NVRTC could not take the source: ") + a.error(r);

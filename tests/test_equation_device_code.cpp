@@ -8,7 +8,9 @@
 // - NVRTC (when the CUDA Toolkit is on the machine) compiles every such source: machine code for
 //   sm_90 and sm_75, PTX for a device newer than this NVRTC knows;
 // - what one launch computes once: COBALIF's exp(-dt/taue) and exp(-dt/taui) before the step loop;
-// - layouts the kernel cannot run are refused with a message.
+// - layouts the kernel cannot run are refused with a message;
+// - the disk cache of compiled images (kernels/nvrtc.hpp) gives back what was kept, and misses on
+//   a damaged file, another program or device, or a folder it cannot write.
 // test_equation_parity_cuda_emulated runs the same code through the CUDA backend on the emulator.
 #include "engine/equations/device_source.hpp"
 #include "engine/equations/native.hpp"
@@ -224,6 +226,76 @@ private slots:
         const kn::NvrtcImage ancient = kn::nvrtcCompile(source, "izhikevich.cu", 30);
         QVERIFY(!ancient.ok);
         QVERIFY2(ancient.message.find("3.0") != std::string::npos, ancient.message.c_str());
+    }
+
+    /// The disk cache of device images: what one process compiled, the next loads instead of
+    /// compiling (test_spikesim checks the twin's side); a file that is not what it claims, or a
+    /// folder that cannot be written, is a miss, never an error.
+    void imagesAreKeptOnDisk()
+    {
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString();
+        const eq::CompiledModel izhikevich = compiledCase("Izhikevich", "euler");
+        const std::string source = eq::deviceSource(izhikevich.step, eq::deviceLayout(eq::Population(izhikevich, kN)));
+        QVERIFY(!kn::cachedImage(source, 90, folder).ok);
+        kn::NvrtcImage image;
+        image.ok = true;
+        image.image = std::string("\x7f" "ELF\n\0 cubin bytes\n", 20);  // binary, with NUL and newlines
+        image.cubin = true;
+        image.target = "sm_90";
+        QVERIFY(kn::storeImage(source, 90, folder, image));
+        const kn::NvrtcImage back = kn::cachedImage(source, 90, folder);
+        QVERIFY(back.ok && back.cubin);
+        QCOMPARE(back.image, image.image);
+        QCOMPARE(back.target, image.target);
+        QVERIFY(!kn::cachedImage(source, 75, folder).ok);           // another device
+        QVERIFY(!kn::cachedImage(source + " ", 90, folder).ok);     // another program
+        QVERIFY(!kn::cachedImage(source, 90, "").ok);               // no cache
+        QVERIFY(!kn::storeImage(source, 90, "", image));
+
+        const QStringList files = QDir(dir.path()).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 2);  // dev_<hash>_cc90.cu and .img, no temporary left
+        const QString cu = dir.filePath(files[0]);
+        const QString img = dir.filePath(files[1]);
+        QVERIFY(cu.endsWith(".cu") && img.endsWith(".img"));
+        const auto rewrite = [](const QString& path, const QByteArray& bytes) {
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        QFile imgFile(img);
+        QVERIFY(imgFile.open(QIODevice::ReadOnly));
+        const QByteArray whole = imgFile.readAll();
+        imgFile.close();
+        QVERIFY(rewrite(img, whole.left(whole.size() - 3)));  // cut short
+        QVERIFY(!kn::cachedImage(source, 90, folder).ok);
+        QVERIFY(rewrite(img, QByteArray("spikestudio device image 2\nsm_90 1 3\nabc")));  // another format
+        QVERIFY(!kn::cachedImage(source, 90, folder).ok);
+        QVERIFY(rewrite(img, QByteArray("spikestudio device image 1\nsm_90 7 3\nabc")));  // not 0 or 1
+        QVERIFY(!kn::cachedImage(source, 90, folder).ok);
+        QVERIFY(rewrite(img, whole));
+        QVERIFY(kn::cachedImage(source, 90, folder).ok);
+        QVERIFY(rewrite(cu, QByteArray("another program with the same hash")));  // a collision
+        QVERIFY(!kn::cachedImage(source, 90, folder).ok);
+        QVERIFY(kn::storeImage(source, 90, folder, image));  // written again over it
+        QVERIFY(kn::cachedImage(source, 90, folder).ok);
+        kn::forgetImage(source, 90, folder);
+        QVERIFY(!kn::cachedImage(source, 90, folder).ok);
+
+        const std::string notAFolder = dir.filePath("plain file").toStdString();
+        QVERIFY(rewrite(QString::fromStdString(notAFolder), QByteArray("x")));
+        QVERIFY(!kn::storeImage(source, 90, notAFolder, image));
+        QVERIFY(!kn::cachedImage(source, 90, notAFolder).ok);
+        QVERIFY(!kn::storeImage(source, 90, notAFolder + "/below", image));
+
+        if (kn::nvrtcUnavailableReason().empty()) {  // a real image round trip, and no compilation for it
+            const kn::NvrtcImage compiled = kn::nvrtcCompile(source, "izhikevich.cu", 90);
+            QVERIFY2(compiled.ok, compiled.message.c_str());
+            QVERIFY(kn::storeImage(source, 90, folder, compiled));
+            const long long before = kn::nvrtcCompilations();
+            const kn::NvrtcImage kept = kn::cachedImage(source, 90, folder);
+            QVERIFY(kept.ok && kept.cubin && kept.image == compiled.image);
+            QCOMPARE(kn::nvrtcCompilations(), before);
+        }
     }
 
     /// COBALIF's shared exp(-dt/taue) and exp(-dt/taui) run once per launch, before the step

@@ -312,9 +312,12 @@ private slots:
     {
         // On the CUDA backend a short run interprets on the device; with SPIKE_EQ_NATIVE=sync the
         // population runs as device code compiled at run time (NVRTC on a GPU, the host compiler
-        // in the emulator) from its first launch, with the CPU run's spikes.
+        // in the emulator) from its first launch, with the CPU run's spikes; that run keeps the
+        // image in the cache folder, and a later short run uses it from its first launch.
         const QStringList args{QStringLiteral("run"), spike::tests::exampleModel("izhikevich_presets.json"),
                                QStringLiteral("--steps"), QStringLiteral("3000"), QStringLiteral("--backend")};
+        QTemporaryDir cache;
+        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
         const Outcome interpreted = runSpikesim(args + QStringList{QStringLiteral("cuda")});
         if (interpreted.exitCode != 0 && !qEnvironmentVariableIsSet("SPIKE_EXPECT_GPU")) {
             QSKIP(qPrintable("no CUDA device: " + interpreted.err.trimmed()));
@@ -323,12 +326,11 @@ private slots:
         QVERIFY2(interpreted.out.contains("equations: izhikevich: interpreted on the device (device code is compiled "
                                           "after 2000000 neuron-steps)"),
                  qPrintable(interpreted.out));
-        QTemporaryDir cache;
-        qputenv("SPIKE_EQ_CACHE", cache.path().toUtf8());
         qputenv("SPIKE_EQ_NATIVE", "sync");
         const Outcome compiled = runSpikesim(args + QStringList{QStringLiteral("cuda")});
         const Outcome cpu = runSpikesim(args + QStringList{QStringLiteral("cpu")});
         qunsetenv("SPIKE_EQ_NATIVE");
+        const Outcome cached = runSpikesim(args + QStringList{QStringLiteral("cuda")});
         qunsetenv("SPIKE_EQ_CACHE");
         QVERIFY2(compiled.exitCode == 0, qPrintable(compiled.err));
         QVERIFY2(compiled.out.contains("equations: izhikevich: device code ("), qPrintable(compiled.out));
@@ -339,6 +341,9 @@ private slots:
         QVERIFY(!spikes(compiled.out).isEmpty());
         QCOMPARE(spikes(compiled.out), spikes(cpu.out));
         QCOMPARE(spikes(compiled.out), spikes(interpreted.out));
+        QVERIFY2(cached.out.contains("equations: izhikevich: device code ("), qPrintable(cached.out));
+        QVERIFY2(!cached.out.contains("interpreted"), qPrintable(cached.out));
+        QCOMPARE(spikes(cached.out), spikes(compiled.out));
         // Brian2's COBA network is a cycle (E <-> I): the CUDA executor fuses it into one kernel,
         // which interprets the populations, and says so.
         const Outcome fused = runSpikesim({QStringLiteral("run"), spike::tests::exampleModel("coba_network.json"),

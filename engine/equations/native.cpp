@@ -3,6 +3,7 @@
 #include "engine/equations/native.hpp"
 
 #include "engine/equations/code_text.hpp"
+#include "kernels/file_store.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -74,38 +75,6 @@ std::size_t headersHash()
 
 // --- the compiler run and the cache -------------------------------------------------------
 
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream os;
-    os << in.rdbuf();
-    return os.str();
-}
-
-/// "<pid>-<n>": names no other process or call uses for its temporary files.
-std::string uniqueSuffix()
-{
-    static std::atomic<unsigned> counter{0};
-    return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-}
-
-/// Writes `text` to `p` through a temporary file and a rename (other processes share the cache).
-void writeAtomically(const fs::path& p, const std::string& text)
-{
-    if (fs::exists(p) && readFile(p) == text) {
-        return;
-    }
-    const fs::path tmp = p.string() + "." + uniqueSuffix() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out) {
-            throw std::runtime_error("cannot write " + tmp.string());
-        }
-    }
-    fs::rename(tmp, p);
-}
-
 std::string firstLines(const std::string& text, int lines)
 {
     std::string out;
@@ -150,7 +119,7 @@ NativeCode findCached(const std::string& source, std::size_t key)
         const std::string stem = "eq_" + hex(key);
         const fs::path cpp = dir / (stem + ".cpp");
         const fs::path lib = dir / (stem + ".so");
-        if (fs::exists(lib) && fs::exists(cpp) && readFile(cpp) == source) {
+        if (fs::exists(lib) && fs::exists(cpp) && kernels::readWholeFile(cpp) == source) {
             return load(lib);
         }
     } catch (const std::exception&) {
@@ -171,12 +140,12 @@ NativeCode build(const std::string& source, std::size_t key)
         const std::string stem = "eq_" + hex(key);
         const fs::path cpp = dir / (stem + ".cpp");
         const fs::path lib = dir / (stem + ".so");
-        writeAtomically(dir / "kernels" / "portable_math.hpp", kNativePortableMathHeader);
-        writeAtomically(dir / "kernels" / "equation_ops.hpp", kNativeEquationOpsHeader);
-        writeAtomically(cpp, source);
+        kernels::writeFileAtomically(dir / "kernels" / "portable_math.hpp", kNativePortableMathHeader);
+        kernels::writeFileAtomically(dir / "kernels" / "equation_ops.hpp", kNativeEquationOpsHeader);
+        kernels::writeFileAtomically(cpp, source);
         const char* env = std::getenv("SPIKE_CXX");
         const std::string cxx = env != nullptr && *env != '\0' ? env : "c++";
-        const std::string unique = uniqueSuffix();
+        const std::string unique = kernels::uniqueFileSuffix();
         const fs::path tmpLib = dir / (stem + "." + unique + ".so.tmp");
         const fs::path log = dir / (stem + "." + unique + ".log");
         std::vector<std::string> args{cxx};
@@ -211,7 +180,7 @@ NativeCode build(const std::string& source, std::size_t key)
         if (waited != child) {  // reaped by someone else's SIGCHLD handling: the outcome is unknown
             return failed("'" + cxx + "' ran, but its exit status could not be read (" + std::strerror(errno) + ")");
         }
-        const std::string output = readFile(log);
+        const std::string output = kernels::readWholeFile(log);
         std::error_code ec;
         fs::remove(log, ec);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

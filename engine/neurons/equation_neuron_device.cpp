@@ -4,7 +4,9 @@
 // the host), so both backends run the same instructions on the same numbers. It runs them as
 // device code compiled at run time (engine/equations/device_source.hpp, kernels/equation_jit.hpp)
 // once that is ready, and on kernels::equationStepsCuda's interpreter until then, with the same
-// bits; when to ask for the code follows the CPU's native code (equations::nativeMode()).
+// bits; when to ask for the code follows the CPU's native code (equations::nativeMode()), and so
+// does the disk cache: code an earlier process compiled (its image kept in the native code's
+// folder) is used from the first launch.
 #include "engine/core/device_runner.hpp"
 #include "engine/equations/device_source.hpp"
 #include "engine/equations/native.hpp"
@@ -91,6 +93,10 @@ protected:
         } catch (const std::exception& e) {
             m_jitProblem = e.what();
         }
+        m_cacheDir = eq::nativeCacheDir();
+        if (m_jitProblem.empty() && eq::nativeMode() != eq::NativeMode::Off) {
+            m_jit = kn::equationJitCached(m_jitSource, m_cacheDir);  // an earlier run's: used at once
+        }
     }
 
     void launch(const float* in, std::int64_t steps, float* out,
@@ -144,7 +150,7 @@ private:
             return m_jit;  // settled for this layout: no lookup per launch
         }
         const bool sync = mode == eq::NativeMode::Sync;
-        m_jit = kn::equationJit(m_jitSource, sync || m_neuronSteps >= eq::kNativeAfterNeuronSteps, sync);
+        m_jit = kn::equationJit(m_jitSource, sync || m_neuronSteps >= eq::kNativeAfterNeuronSteps, sync, m_cacheDir);
         return m_jit;
     }
 
@@ -219,6 +225,7 @@ private:
     eq::DeviceLayout m_layout;  ///< of the loaded parameters
     std::string m_jitSource;    ///< the device source of the loaded layout ("" when it has none)
     std::string m_jitProblem;   ///< why this layout runs interpreted regardless ("" when it need not)
+    std::string m_cacheDir;     ///< where device images are kept between processes (the native code's folder)
     kn::EquationJit m_jit;      ///< its device code as last asked
     std::int64_t m_neuronSteps = 0;  ///< launched so far (when Async mode asks for device code)
     int m_reported = -100;           ///< the last report()'s key

@@ -1,5 +1,6 @@
 // kernels/equation_jit.hpp in the CUDA emulator: the generated device source is first compiled by
-// NVRTC for sm_90, as on a GPU, when NVRTC is on this machine (a source it refuses fails here),
+// NVRTC for sm_90, as on a GPU, when NVRTC is on this machine (a source it refuses fails here;
+// the image goes through the disk cache as on a GPU, a stand-in when NVRTC is missing),
 // then compiled by the host's C++ compiler (engine/equations/native.hpp's compile and cache; the
 // source's host branch, spike_eq_step, runs the kernel's neuron function for a range), and each
 // launch runs it for every thread of the grid through the emulator, in its thread order. What it
@@ -39,10 +40,26 @@ __global__ void equationJitKernel(HostCode code, EquationJitArgs a, const float*
     }
 }
 
-EquationJit buildOnHost(const std::string& source)
+/// What the emulator keeps in the disk cache when NVRTC is not here: a stand-in image, so that
+/// the cache's path through the twin runs anyway.
+NvrtcImage hostImage()
 {
-    if (nvrtcUnavailableReason().empty()) {
-        const NvrtcImage image = nvrtcCompile(source, "equations.cu", 90);
+    NvrtcImage image;
+    image.ok = true;
+    image.image = "host";
+    image.target = "host";
+    return image;
+}
+
+EquationJit buildOnHost(const std::string& source, const std::string& cacheDir, bool cachedOnly)
+{
+    constexpr int kCapability = 90;
+    NvrtcImage image = cachedImage(source, kCapability, cacheDir);
+    if (!image.ok) {
+        if (cachedOnly) {
+            return {};
+        }
+        image = nvrtcUnavailableReason().empty() ? nvrtcCompile(source, "equations.cu", kCapability) : hostImage();
         if (!image.ok) {
             return detail::failedJit(image.message);
         }
@@ -51,6 +68,7 @@ EquationJit buildOnHost(const std::string& source)
     if (code.kind != engine::equations::NativeCode::Kind::Ready) {
         return detail::failedJit(code.message);
     }
+    storeImage(source, kCapability, cacheDir, image);
     EquationJit j;
     j.kind = EquationJit::Kind::Ready;
     j.kernel = reinterpret_cast<const void*>(code.fn);
@@ -60,9 +78,14 @@ EquationJit buildOnHost(const std::string& source)
 
 }  // namespace
 
-EquationJit equationJit(const std::string& source, bool request, bool wait)
+EquationJit equationJit(const std::string& source, bool request, bool wait, const std::string& cacheDir)
 {
-    return detail::equationJitWith(source, request, wait, &buildOnHost);
+    return detail::equationJitWith(source, request, wait, cacheDir, &buildOnHost);
+}
+
+EquationJit equationJitCached(const std::string& source, const std::string& cacheDir)
+{
+    return detail::equationJitCachedWith(source, cacheDir, &buildOnHost);
 }
 
 void equationStepsJit(const EquationJit& code, const EquationDevice& d, const float* in, std::int64_t steps,
