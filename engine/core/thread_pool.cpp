@@ -10,6 +10,7 @@
 #include "engine/tensor/error.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -20,13 +21,6 @@ namespace spike::engine {
 
 namespace {
 
-/// Polls before sleeping: tens of µs (a pause is 10 to 140 cycles, by CPU), longer than the gap
-/// between two phases of one step, so a helper that is not descheduled answers without a futex
-/// wake-up (with 256 polls a 10^5-neuron LIF layer gained 1.31x on 2 cores, with 4096 1.82x);
-/// still far below a scheduler tick, so a pool idle between runs costs little CPU.
-constexpr int kSpins = 4096;
-constexpr std::uint64_t kPartsMask = 0xFFFF;
-
 inline void cpuRelax()
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -34,6 +28,37 @@ inline void cpuRelax()
 #else
     std::this_thread::yield();
 #endif
+}
+
+/// How long a helper (or the owner, waiting for the helpers) polls before it sleeps: longer than
+/// the gap between two phases of one step, so a helper that is not descheduled answers without a
+/// futex wake-up (which in a virtual machine can cost tens of µs: with a 7 µs window the 10^5
+/// sparse network made ten times the futex calls and ran 7 to 15 % slower on 2 threads), still
+/// far below a scheduler tick, so a pool idle between runs costs little CPU. A time, not a count
+/// of pauses: a pause takes 10 to 140 cycles, by CPU (14 ns on the Intel guest of
+/// bench/README.md, where the 4096 polls used until 2026-12-02 made 58 µs).
+constexpr double kSpinWindowNs = 100e3;
+constexpr std::uint64_t kPartsMask = 0xFFFF;
+
+/// The polls that take about kSpinWindowNs here: pauses timed once per process (the fastest of
+/// three probes, so a probe that was descheduled does not shorten the window), 1024 to 2^17.
+int spinPolls()
+{
+    static const int polls = [] {
+        constexpr int kProbe = 256;
+        double fastest = 1e9;
+        for (int round = 0; round < 3; ++round) {
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < kProbe; ++i) {
+                cpuRelax();
+            }
+            const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - t0;
+            fastest = std::min(fastest, took.count() / kProbe);
+        }
+        const double polls = kSpinWindowNs / std::max(fastest, 0.5);
+        return static_cast<int>(std::clamp(polls, 1024.0, 131072.0));
+    }();
+    return polls;
 }
 
 }  // namespace
@@ -120,7 +145,8 @@ void ThreadPool::dispatch(int parts, Call call, void* context)
     m_generation.notify_all();
     runPart(0);
     int left = 0;
-    for (int i = 0; i < kSpins && (left = m_pending.load(std::memory_order_acquire)) != 0; ++i) {
+    const int polls = spinPolls();
+    for (int i = 0; i < polls && (left = m_pending.load(std::memory_order_acquire)) != 0; ++i) {
         cpuRelax();
     }
     while ((left = m_pending.load(std::memory_order_acquire)) != 0) {
@@ -135,9 +161,10 @@ void ThreadPool::dispatch(int parts, Call call, void* context)
 
 void ThreadPool::helperLoop(int index, std::uint64_t seen)
 {
+    const int polls = spinPolls();
     for (;;) {
         std::uint64_t word = seen;
-        for (int i = 0; i < kSpins && (word = m_generation.load(std::memory_order_acquire)) == seen;
+        for (int i = 0; i < polls && (word = m_generation.load(std::memory_order_acquire)) == seen;
              ++i) {
             cpuRelax();
         }
