@@ -370,42 +370,91 @@ private slots:
         QVERIFY2(spikeCount(one.probes[1]) > 100, "I spikes");
     }
 
+    void listedClearingSplitsLikeTheDelivery_data()
+    {
+        QTest::addColumn<qint64>("nDst");
+        QTest::addColumn<int>("threads");
+        // 3000 targets: the 16-bit CSR copy; 70000: 32-bit targets, read by the parts as 16-bit
+        // offsets from their first target (each part is at most 65536 wide); 140000 on two
+        // threads: parts too wide for that, the 32-bit targets themselves.
+        QTest::newRow("3000 targets, 2 threads") << qint64{3000} << 2;
+        QTest::newRow("3000 targets, 3 threads") << qint64{3000} << 3;
+        QTest::newRow("70000 targets, 2 threads") << qint64{70000} << 2;
+        QTest::newRow("70000 targets, 3 threads") << qint64{70000} << 3;
+        QTest::newRow("140000 targets, 2 threads") << qint64{140000} << 2;
+    }
+
     void listedClearingSplitsLikeTheDelivery()
     {
-        // Two steps of listed spikes into 3000 targets: the delivery split over two threads
-        // equals the serial one bit for bit, and the split clearing zeroes every entry it wrote.
+        // Two steps of listed spikes: the delivery split over the pool's threads equals the
+        // serial one bit for bit (constant and drawn weights, with and without a delay ring),
+        // and the split clearing zeroes every entry it wrote.
+        QFETCH(qint64, nDst);
+        QFETCH(int, threads);
         const std::int64_t nSrc = 1000;
-        const std::int64_t nDst = 3000;
         AttributeMap a;
         a["weight"] = Tensor::scalar(0.75F);
-        a["in_degree"] = Tensor::scalar(50.0F);
+        a["in_degree"] = Tensor::scalar(nDst > 10000 ? 4.0F : 50.0F);
         a["seed"] = Tensor::scalar(4.0F);
-        SparseProjection proj(nSrc, nDst, a);
-        ThreadPool pool(2);
+        ThreadPool pool(threads);
         std::vector<float> pre(static_cast<std::size_t>(2 * nSrc), 0.0F);
         std::vector<std::int32_t> indices(static_cast<std::size_t>(2 * nSrc), 0);
         std::vector<std::int32_t> counts(2, 0);
         for (std::int64_t t = 0; t < 2; ++t) {
             for (std::int64_t i = t; i < nSrc; i += 7) {
-                pre[static_cast<std::size_t>(t * nSrc + i)] = 1.0F;
+                pre[static_cast<std::size_t>(t * nSrc + i)] = 1.0F + static_cast<float>(i % 3) * 0.25F;
                 indices[static_cast<std::size_t>(t * nSrc + counts[static_cast<std::size_t>(t)]++)] =
                     static_cast<std::int32_t>(i);
             }
         }
         const SpikeLists lists{indices.data(), counts.data(), nSrc};
-        std::vector<float> split(static_cast<std::size_t>(2 * nDst), 0.0F);
-        std::vector<float> serial = split;
-        proj.deliverListedOn(pool, 1, pre.data(), nSrc, lists, 2, split.data(), nDst);
-        proj.deliverListed(pre.data(), nSrc, lists, 2, serial.data(), nDst);
-        QVERIFY(std::memcmp(split.data(), serial.data(), split.size() * sizeof(float)) == 0);
-        QVERIFY(std::count(split.begin(), split.end(), 0.0F) < static_cast<std::ptrdiff_t>(split.size() / 2));
-        QVERIFY(proj.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
-        QCOMPARE(std::count(split.begin(), split.end(), 0.0F), static_cast<std::ptrdiff_t>(split.size()));
+        for (const char* dist : {"constant", "normal"}) {
+            a["weight_dist"] = std::string(dist);
+            a["weight_spread"] = Tensor::scalar(0.5F);
+            SparseProjection proj(nSrc, nDst, a);
+            std::vector<float> split(static_cast<std::size_t>(2 * nDst), 0.0F);
+            std::vector<float> serial = split;
+            proj.deliverListedOn(pool, 1, pre.data(), nSrc, lists, 2, split.data(), nDst);
+            proj.deliverListed(pre.data(), nSrc, lists, 2, serial.data(), nDst);
+            QVERIFY2(sameBits(split, serial), dist);
+            QCOMPARE(proj.synapseWeights().empty(), dist == std::string("constant"));
+            const auto written = std::count_if(split.begin(), split.end(), [](float v) { return v != 0.0F; });
+            QVERIFY(written > static_cast<std::ptrdiff_t>(nSrc * 4));
+            // The last target part too: the list reaches every part.
+            QVERIFY(std::any_of(split.end() - nDst / threads, split.end(), [](float v) { return v != 0.0F; }));
+            QVERIFY(proj.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
+            QCOMPARE(std::count(split.begin(), split.end(), 0.0F), static_cast<std::ptrdiff_t>(split.size()));
 
-        // A delay ring delivers whole rows: it cannot clear by lists, split or not.
-        a["delay"] = Tensor::scalar(2.0F);
-        SparseProjection delayed(nSrc, nDst, a);
-        QVERIFY(!delayed.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
+            // The node-level split (deliverListedPart(), clearListedPart()), one step: the same
+            // row, also when it clears the last delivery first; then clearing zeroes it.
+            NodeListedSplit node({{&proj, 0, 1}});
+            node.set(0, pre.data(), lists);
+            std::vector<float> row(static_cast<std::size_t>(nDst), 0.0F);
+            std::vector<float> rowSerial = row;
+            proj.deliverListed(pre.data(), nSrc, lists, 1, rowSerial.data(), nDst);
+            QVERIFY(node.deliver(pool, row.data(), false));
+            QVERIFY2(sameBits(row, rowSerial), dist);
+            QVERIFY(node.deliver(pool, row.data(), true));
+            QVERIFY2(sameBits(row, rowSerial), dist);
+            node.clear(pool, row.data());
+            QCOMPARE(std::count(row.begin(), row.end(), 0.0F), static_cast<std::ptrdiff_t>(nDst));
+
+            // A delay ring: the split delivery turns each part's columns of the ring; it cannot
+            // clear by lists, split or not.
+            AttributeMap d = a;
+            d["delay"] = Tensor::scalar(2.0F);
+            SparseProjection delayedSplit(nSrc, nDst, d);
+            SparseProjection delayedSerial(nSrc, nDst, d);
+            std::vector<float> ringSplit(static_cast<std::size_t>(2 * nDst), 0.0F);
+            std::vector<float> ringSerial = ringSplit;
+            for (int round = 0; round < 3; ++round) {
+                delayedSplit.deliverListedOn(pool, 1, pre.data(), nSrc, lists, 2, ringSplit.data(), nDst);
+                delayedSerial.deliverListed(pre.data(), nSrc, lists, 2, ringSerial.data(), nDst);
+            }
+            QVERIFY2(sameBits(ringSplit, ringSerial), dist);
+            QVERIFY(std::count(ringSplit.begin(), ringSplit.end(), 0.0F) < static_cast<std::ptrdiff_t>(ringSplit.size()));
+            QVERIFY(!delayedSplit.clearListedOn(pool, 1, lists, 2, split.data(), nDst));
+        }
     }
 
     void nodeSplitDeliversEveryEdgeLikeTheSerialOrder()

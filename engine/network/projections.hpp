@@ -214,6 +214,11 @@ private:
     // Recut when the part count or the synapses change (0: none cut).
     mutable std::vector<std::int64_t> m_sliceBounds;
     mutable int m_sliceParts = 0;
+    // With slices cut and more than 65536 targets (no m_targets16) but at most 65536 per part:
+    // each synapse's target less the first target of its part, as 16 bits, read by the split
+    // deliveries and clearings in place of m_targets (each part adds into y + its first target,
+    // the same entries in the same order). Empty otherwise.
+    mutable std::vector<std::uint16_t> m_partTargets16;
     mutable std::int64_t m_fanOut = 0;  ///< synapses per presynaptic channel, rounded down
 
     /// Synapses per presynaptic channel of the drawn connectivity (drawing it first if needed).

@@ -341,6 +341,20 @@ void SparseProjection::cutSlices(int parts) const
                 targets;
         }
     }
+    m_partTargets16.clear();
+    if (m_targets16.empty() && ThreadPool::splitRange(nDst, parts, 0, 64).second <= (std::int64_t{1} << 16)) {
+        m_partTargets16.resize(m_targets.size());
+        for (std::int64_t i = 0; i < nSrc; ++i) {
+            for (int p = 0; p < parts; ++p) {
+                const std::int64_t first = ThreadPool::splitRange(nDst, parts, p, 64).first;
+                for (std::int64_t s = m_sliceBounds[static_cast<std::size_t>(i * width + p)];
+                     s < m_sliceBounds[static_cast<std::size_t>(i * width + p + 1)]; ++s) {
+                    m_partTargets16[static_cast<std::size_t>(s)] =
+                        static_cast<std::uint16_t>(targets[s] - first);
+                }
+            }
+        }
+    }
     m_sliceParts = parts;
 }
 
@@ -358,6 +372,12 @@ void SparseProjection::deliverListedPart(int part, int parts, const float* pre, 
                                          float* post) const
 {
     const float* weights = m_synapseWeights.empty() ? nullptr : m_synapseWeights.data();
+    if (!m_partTargets16.empty()) {
+        listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
+                      m_targets.size(), m_partTargets16.data(), weights, weight(), pre,
+                      post + ThreadPool::splitRange(sizeTarget(), parts, part, 64).first);
+        return;
+    }
     withTargets(m_targets16, m_targets, [&](const auto* targets) {
         listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
                       m_targets.size(), targets, weights, weight(), pre, post);
@@ -366,6 +386,12 @@ void SparseProjection::deliverListedPart(int part, int parts, const float* pre, 
 
 void SparseProjection::clearListedPart(int part, int parts, const SpikeLists& spikes, float* post) const
 {
+    if (!m_partTargets16.empty()) {
+        listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
+                      m_targets.size(), m_partTargets16.data(), static_cast<const float*>(nullptr),
+                      0.0F, nullptr, post + ThreadPool::splitRange(sizeTarget(), parts, part, 64).first);
+        return;
+    }
     withTargets(m_targets16, m_targets, [&](const auto* targets) {
         listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
                       m_targets.size(), targets, static_cast<const float*>(nullptr), 0.0F, nullptr, post);
@@ -411,7 +437,13 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
     // Part p: deliverSteps() and deliverListed()'s scatter restricted to targets [j0, j1).
     pool.run(parts, [&](int p) {
         const auto [j0, j1] = ThreadPool::splitRange(nDst, parts, p, 64);
+        const std::int64_t first = j0;  // a plain variable: older compilers capture no bindings
         const auto scatter = [&](std::int64_t t, float* y) {
+            if (!m_partTargets16.empty()) {
+                listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t],
+                              nSynapses, m_partTargets16.data(), weights, w, pre + t * preStride, y + first);
+                return;
+            }
             withTargets(m_targets16, m_targets, [&](const auto* targets) {
                 listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t],
                               nSynapses, targets, weights, w, pre + t * preStride, y);
