@@ -234,6 +234,11 @@ private:
                     std::int64_t steps);
     /// Cuts m_sliceBounds for `parts` parts unless they are cut for that count already.
     void cutSlices(int parts) const;
+    /// Calls f(targets, first) with the targets part `part` of `parts` reads: m_partTargets16
+    /// with its part's first target (add it to the output row) when cut, else m_targets16 or
+    /// m_targets with 0.
+    template <typename F>
+    void withPartTargets(int part, int parts, F&& f) const;
 };
 
 }  // namespace spike::engine

@@ -171,6 +171,16 @@ inline void withTargets(const std::vector<std::uint16_t>& narrow, const std::vec
 
 }  // namespace
 
+template <typename F>
+void SparseProjection::withPartTargets(int part, int parts, F&& f) const
+{
+    if (!m_partTargets16.empty()) {
+        f(m_partTargets16.data(), ThreadPool::splitRange(sizeTarget(), parts, part, 64).first);
+        return;
+    }
+    withTargets(m_targets16, m_targets, [&](const auto* targets) { f(targets, std::int64_t{0}); });
+}
+
 template <typename ScatterStep>
 void SparseProjection::deliverSteps(std::int64_t steps, float* post, std::int64_t postStride,
                                     ScatterStep&& scatterStep)
@@ -372,29 +382,18 @@ void SparseProjection::deliverListedPart(int part, int parts, const float* pre, 
                                          float* post) const
 {
     const float* weights = m_synapseWeights.empty() ? nullptr : m_synapseWeights.data();
-    if (!m_partTargets16.empty()) {
+    withPartTargets(part, parts, [&](const auto* targets, std::int64_t first) {
         listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
-                      m_targets.size(), m_partTargets16.data(), weights, weight(), pre,
-                      post + ThreadPool::splitRange(sizeTarget(), parts, part, 64).first);
-        return;
-    }
-    withTargets(m_targets16, m_targets, [&](const auto* targets) {
-        listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
-                      m_targets.size(), targets, weights, weight(), pre, post);
+                      m_targets.size(), targets, weights, weight(), pre, post + first);
     });
 }
 
 void SparseProjection::clearListedPart(int part, int parts, const SpikeLists& spikes, float* post) const
 {
-    if (!m_partTargets16.empty()) {
+    withPartTargets(part, parts, [&](const auto* targets, std::int64_t first) {
         listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
-                      m_targets.size(), m_partTargets16.data(), static_cast<const float*>(nullptr),
-                      0.0F, nullptr, post + ThreadPool::splitRange(sizeTarget(), parts, part, 64).first);
-        return;
-    }
-    withTargets(m_targets16, m_targets, [&](const auto* targets) {
-        listedPartRow(m_sliceBounds.data(), parts, part, spikes.indices, spikes.counts[0],
-                      m_targets.size(), targets, static_cast<const float*>(nullptr), 0.0F, nullptr, post);
+                      m_targets.size(), targets, static_cast<const float*>(nullptr), 0.0F, nullptr,
+                      post + first);
     });
 }
 
@@ -437,16 +436,10 @@ void SparseProjection::deliverListedOn(ThreadPool& pool, std::int64_t minWork, c
     // Part p: deliverSteps() and deliverListed()'s scatter restricted to targets [j0, j1).
     pool.run(parts, [&](int p) {
         const auto [j0, j1] = ThreadPool::splitRange(nDst, parts, p, 64);
-        const std::int64_t first = j0;  // a plain variable: older compilers capture no bindings
         const auto scatter = [&](std::int64_t t, float* y) {
-            if (!m_partTargets16.empty()) {
+            withPartTargets(p, parts, [&](const auto* targets, std::int64_t first) {
                 listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t],
-                              nSynapses, m_partTargets16.data(), weights, w, pre + t * preStride, y + first);
-                return;
-            }
-            withTargets(m_targets16, m_targets, [&](const auto* targets) {
-                listedPartRow(bounds, parts, p, spikes.indices + t * spikes.stride, spikes.counts[t],
-                              nSynapses, targets, weights, w, pre + t * preStride, y);
+                              nSynapses, targets, weights, w, pre + t * preStride, y + first);
             });
         };
         std::int64_t head = head0;
