@@ -9,9 +9,13 @@
 // gathers and runs all rows at once, a lock-step group one row at a time across its nodes);
 // the output node's rows go to the caller; probes copy their slices; row 0 takes the last row.
 // Gathering rows of a node zeroes them, then adds each incoming edge in plan order (pass-through
-// edges add, projections deliver). Spike lists (ExecutorOptions::spikeLists): a node whose runner
-// listsSpikes() also has list rows parallel to its output rows (row 0 the previous chunk's last,
-// rebuilt from the dense row by loadStates()), filled by runListing(); a projection reading such
+// edges add, projections deliver); a time-batched node fed by one pass-through of a whole row
+// gathers nothing and reads the source's rows in place (the caller's input rows themselves
+// when the source is the input node and no delayed edge reads that), and the output node is
+// not run when neither the caller nor an edge reads its rows. Spike lists
+// (ExecutorOptions::spikeLists): a node whose runner listsSpikes() also has list rows parallel
+// to its output rows (row 0 the previous chunk's last, rebuilt from the dense row by
+// loadStates()), filled by runListing(); a projection reading such
 // a node's whole output row delivers from the lists (deliverListed()), any other edge from the
 // dense rows. A one-row input whose edges all deliver from lists is zeroed after its node ran by
 // undoing those deliveries (Projection::clearListed()), so the next gather skips the memset;
@@ -26,19 +30,16 @@
 // delivery from spike lists (disjoint target ranges, Projection::deliverListedOn()), of all the
 // deliveries from lists into one one-row input and of their clearing (NodeListedSplit), of one large
 // pass-through edge's addition (disjoint channel ranges) or of a large copy or clear of rows,
-// while the owner runs its own part and
-// waits; groups, nodes and edges still run one after another in plan order, and
-// each neuron is computed by exactly one thread with the 1-thread arithmetic, so the results do
-// not depend on the thread count.
+// while the owner runs its own part and waits; groups, nodes and edges still run one after
+// another in plan order, and each neuron is computed by exactly one thread with the 1-thread
+// arithmetic, so the results do not depend on the thread count.
 // Nothing here allocates after construction and setProbes().
 // Thread: the thread that owns the module tree (and, inside one run(), the pool's helpers).
 #include "engine/runtime/backend.hpp"
+#include "engine/runtime/cpu_node_buffers.hpp"
 #include "engine/core/graph.hpp"
-#include "engine/core/node_runner.hpp"
 #include "engine/core/thread_pool.hpp"
 #include "engine/runtime/finite_scan.hpp"
-#include "engine/runtime/listed_split.hpp"
-#include "engine/runtime/probe_target.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -49,40 +50,8 @@ namespace spike::engine {
 
 namespace {
 
-struct NodeBuffers {
-    std::unique_ptr<NodeRunner> runner;  ///< Role::Module only
-    std::vector<float> in;               ///< maxChunk × sizeIn (one row in a lock-step group)
-    bool oneRow = false;                 ///< lock-step: each input row is used at once, so one
-                                         ///< row is reused every step (stays in cache)
-    bool inClear = false;                ///< oneRow: `in` is all zero (cleared after its use)
-    bool consumes = false;               ///< oneRow: the runner zeroes `in` as it reads it
-                                         ///< (NodeRunner::consumeInput())
-    std::unique_ptr<NodeListedSplit> split;  ///< oneRow with a pool: all incoming edges in one
-                                             ///< fork-join, when they all deliver from lists
-    bool splitDelivered = false;         ///< this step's gather() went through `split`
-    bool clearPending = false;           ///< `in` holds the last split delivery, to be zeroed by
-                                         ///< the next one's threads (or at the chunk's end)
-    std::vector<float> out;              ///< (maxChunk + 1) × sizeOut
-    std::vector<TraceInfo> traces;
-    std::vector<std::vector<float>> traceRows;  ///< per trace: maxChunk × traceWidth, or empty
-    std::vector<std::int64_t> traceWidth;       ///< per trace: values per row (its width, or the
-                                                ///< number of channels selected)
-    std::vector<float*> traceTargets;           ///< scratch passed to run()
-    bool lists = false;                    ///< spike lists kept for the output rows
-    std::vector<std::int32_t> listIndices; ///< (maxChunk + 1) × sizeOut, rows as in `out`
-    std::vector<std::int32_t> listCounts;  ///< maxChunk + 1
-
-    /// The spike lists of output rows r = 0 .. maxChunk (lists only).
-    SpikeListTargets listRows(std::int64_t width)
-    {
-        return {listIndices.data(), listCounts.data(), width};
-    }
-};
-
-struct ResolvedProbe : ProbeTarget {
-    std::vector<float> data;        ///< maxChunk × width (unused when `direct`)
-    const float* direct = nullptr;  ///< whole rows: the source rows themselves, no copy
-};
+using cpu_executor::NodeBuffers;
+using cpu_executor::ResolvedProbe;
 
 class CpuExecutor final : public Executor {
 public:
@@ -117,7 +86,9 @@ public:
             const PlanNode& p = m_plan.nodes[i];
             NodeBuffers& b = m_nodes[i];
             b.oneRow = m_plan.groups[static_cast<std::size_t>(p.group)].lockStep;
-            b.in.assign((b.oneRow ? 1 : rows) * static_cast<std::size_t>(p.sizeIn), 0.0F);
+            b.inPlaceEdge = b.oneRow ? -1 : cpu_executor::inPlaceEdgeOf(m_plan, i);
+            const std::size_t inRows = b.inPlaceEdge >= 0 ? 0 : b.oneRow ? 1 : rows;
+            b.in.assign(inRows * static_cast<std::size_t>(p.sizeIn), 0.0F);
             b.out.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0.0F);
             if (p.role == PlanNode::Role::Module) {
                 b.runner = p.module->makeRunner();
@@ -145,6 +116,10 @@ public:
             if (m_nodes[i].oneRow && edges.size() == m_plan.incoming[i].size() && NodeListedSplit::possible(edges)) {
                 m_nodes[i].split = std::make_unique<NodeListedSplit>(std::move(edges));
             }
+        }
+        for (const PlanEdge& e : m_plan.edges) {
+            m_outputRead = m_outputRead || e.from == m_plan.outputNode;
+            m_inputDelayed = m_inputDelayed || (e.from == m_plan.inputNode && e.delayed);
         }
         loadStates(true);
     }
@@ -219,13 +194,24 @@ public:
             b.inClear = b.inClear && !b.clearPending;
             b.clearPending = false;
         }
-        {
+        // The caller's rows are read in place unless a delayed edge reads the input node's rows
+        // (row 0, the last chunk's); probes read modules only. Copying them was a quarter of a
+        // LIF layer's time (bench/README.md, "Threads").
+        m_input = m_inputDelayed ? nullptr : input;
+        if (m_input == nullptr) {
             const PlanNode& p = m_plan.nodes[static_cast<std::size_t>(m_plan.inputNode)];
             float* rows = m_nodes[static_cast<std::size_t>(m_plan.inputNode)].out.data() + p.sizeOut;
             const std::size_t count = static_cast<std::size_t>(steps * p.sizeOut);
             copyOrZero(rows, input, count);
         }
-        forEachScheduled(m_plan, steps, [this](int n, std::int64_t t0, std::int64_t len) {
+        // Nothing reads the output node's rows when the caller takes no output and no edge reads
+        // them (probes read modules only): it is not run (its gather and copy were 3 of the 8
+        // passes over the rows of a feed-forward LIF layer, bench/README.md "Threads").
+        const bool skipOutput = output == nullptr && !m_outputRead;
+        forEachScheduled(m_plan, steps, [this, skipOutput](int n, std::int64_t t0, std::int64_t len) {
+            if (skipOutput && n == m_plan.outputNode) {
+                return;
+            }
             gather(n, t0, len);
             runNode(n, t0, len);
             clearInput(n, t0);
@@ -380,22 +366,20 @@ private:
             return;
         }
         NodeBuffers& b = m_nodes[static_cast<std::size_t>(node)];
+        if (b.inPlaceEdge >= 0) {
+            return;  // run() reads the source's rows (inputRows())
+        }
         float* dst = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
         if (!b.inClear && !b.clearPending) {
             copyOrZero(dst, nullptr, static_cast<std::size_t>(n * p.sizeIn));
         }
         b.inClear = false;
         const auto& incoming = m_plan.incoming[static_cast<std::size_t>(node)];
-        const auto source = [&](const PlanEdge& e) {
-            const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
-            return m_nodes[static_cast<std::size_t>(e.from)].out.data() +
-                   (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
-        };
         b.splitDelivered = false;
         if (b.split && n == 1) {
             for (std::size_t k = 0; k < incoming.size(); ++k) {
                 const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(incoming[k])];
-                b.split->set(k, source(e), *edgeLists(e, t0));
+                b.split->set(k, sourceRows(e, t0), *edgeLists(e, t0));
             }
             if (b.split->deliver(*m_pool, dst, b.clearPending)) {
                 b.splitDelivered = true;
@@ -407,7 +391,7 @@ private:
         for (int ei : incoming) {
             const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
             const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
-            const float* src = source(e);
+            const float* src = sourceRows(e, t0);
             float* target = dst + e.toOffset;
             if (const std::optional<SpikeLists> lists = edgeLists(e, t0)) {
                 if (mayShare(ei, *lists, n)) {
@@ -443,6 +427,27 @@ private:
                 });
             }
         }
+    }
+
+    /// Edge e's source rows read at chunk row t0: the source's output row t0 + 1 (t0 when
+    /// delayed) from the port's first channel on.
+    const float* sourceRows(const PlanEdge& e, std::int64_t t0) const
+    {
+        const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
+        if (m_input != nullptr && e.from == m_plan.inputNode) {
+            return m_input + t0 * srcWidth + e.fromOffset;  // never delayed (m_inputDelayed)
+        }
+        return m_nodes[static_cast<std::size_t>(e.from)].out.data() +
+               (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
+    }
+
+    /// A node's input rows from chunk row t0: in place (inPlaceEdge) or its gathered block.
+    const float* inputRows(const PlanNode& p, NodeBuffers& b, std::int64_t t0)
+    {
+        if (b.inPlaceEdge >= 0) {
+            return sourceRows(m_plan.edges[static_cast<std::size_t>(b.inPlaceEdge)], t0);
+        }
+        return b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
     }
 
     /// Whether edge ei's listed delivery (or clearing) goes to the projection's pool-sharing
@@ -515,7 +520,7 @@ private:
             return;
         case PlanNode::Role::Output:
         case PlanNode::Role::Junction:
-            copyOrZero(b.out.data() + (t0 + 1) * p.sizeOut, b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn,
+            copyOrZero(b.out.data() + (t0 + 1) * p.sizeOut, inputRows(p, b, t0),
                        static_cast<std::size_t>(n * p.sizeIn));
             return;
         case PlanNode::Role::Module:
@@ -526,7 +531,7 @@ private:
                                     ? nullptr
                                     : b.traceRows[k].data() + t0 * b.traceWidth[k];
         }
-        const float* in = b.in.data() + (b.oneRow ? 0 : t0) * p.sizeIn;
+        const float* in = inputRows(p, b, t0);
         float* out = b.out.data() + (t0 + 1) * p.sizeOut;
         if (b.lists) {
             b.runner->runListing(in, n, out, b.traceTargets, b.listRows(p.sizeOut).from(t0 + 1));
@@ -569,6 +574,10 @@ private:
     ExecutionPlan m_plan;
     std::vector<NodeBuffers> m_nodes;
     std::vector<ResolvedProbe> m_probes;
+    bool m_outputRead = false;    ///< an edge reads the output node's rows
+    bool m_inputDelayed = false;  ///< a delayed edge reads the input node's rows
+    const float* m_input = nullptr;  ///< in advance(): the caller's input rows, read in place
+                                     ///< (sourceRows()) instead of the input node's copy
 };
 
 }  // namespace
