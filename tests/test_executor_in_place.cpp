@@ -3,12 +3,15 @@
 // source is the network input) instead of a gathered copy, and the output node is not run when
 // nothing reads it. Checked against the modules evolved one after another, for 1 and 2 threads,
 // in chunks, with the output taken in some chunks only, beside nodes that still gather (two
-// inputs summed, a projection, a delayed edge from the input).
+// inputs summed, a projection, a delayed edge from the input); and a pass-through keeps every
+// bit on the CPU and on the CUDA executor alike (which copies those rows; run here as
+// test_executor_in_place_cuda_emulated).
 #include "engine/layers/linear.hpp"
 #include "engine/network/network.hpp"
 #include "engine/network/projections.hpp"
 #include "engine/neurons/lif.hpp"
 #include "engine/runtime/backend.hpp"
+#include "kernels/cuda_device.hpp"
 #include "tests/layer_test_helpers.hpp"
 
 #include <QtTest/QtTest>
@@ -199,10 +202,24 @@ private Q_SLOTS:
         QVERIFY(out.identical(expected));
     }
 
+    void aPassThroughKeepsEveryBit_data()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("cpu") << QString("cpu");
+        QTest::newRow("cuda") << QString("cuda");
+    }
+
     void aPassThroughKeepsEveryBit()
     {
         // in → a nested network's boundary → out: the values come out as they went in, -0,
-        // subnormals and a NaN's payload included (gathering used to add them to +0).
+        // subnormals and a NaN's payload included (gathering used to add them to +0), on
+        // either backend (CPU/CUDA parity).
+        QFETCH(QString, backend);
+        if (backend == "cuda") {
+            if (const auto device = spike::kernels::queryCudaDevice(); !device.available) {
+                QSKIP(("no usable CUDA device: " + device.reason).c_str());
+            }
+        }
         auto inner = std::make_unique<Network>(4, 4);
         inner->connect("in", "out");
         Network net(4, 4);
@@ -211,7 +228,8 @@ private Q_SLOTS:
         net.connect("sub", "out");
         const std::vector<float> x{-0.0F, 1e-40F, -3.5F, std::bit_cast<float>(0x7fc00123U),
                                    0.0F, -1e-40F, 2.0F, -0.0F};
-        auto ex = makeCpuExecutor(net, ExecutorOptions{});
+        auto ex = makeExecutor(net, parseBackendKind(backend.toStdString()), ExecutorOptions{});
+        QCOMPARE(QString::fromStdString(ex->backendName()), backend);
         std::vector<float> out(8, 1.0F);
         ex->advance(2, x.data(), out.data());
         QVERIFY(std::memcmp(out.data(), x.data(), x.size() * sizeof(float)) == 0);

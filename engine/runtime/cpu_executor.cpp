@@ -86,7 +86,7 @@ public:
             const PlanNode& p = m_plan.nodes[i];
             NodeBuffers& b = m_nodes[i];
             b.oneRow = m_plan.groups[static_cast<std::size_t>(p.group)].lockStep;
-            b.inPlaceEdge = b.oneRow ? -1 : cpu_executor::inPlaceEdgeOf(m_plan, i);
+            b.inPlaceEdge = wholeRowEdge(m_plan, static_cast<int>(i));
             const std::size_t inRows = b.inPlaceEdge >= 0 ? 0 : b.oneRow ? 1 : rows;
             b.in.assign(inRows * static_cast<std::size_t>(p.sizeIn), 0.0F);
             b.out.assign((rows + 1) * static_cast<std::size_t>(p.sizeOut), 0.0F);

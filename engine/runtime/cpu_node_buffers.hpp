@@ -3,7 +3,6 @@
 #pragma once
 
 #include "engine/core/node_runner.hpp"
-#include "engine/runtime/execution_plan.hpp"
 #include "engine/runtime/listed_split.hpp"
 #include "engine/runtime/probe_target.hpp"
 
@@ -23,7 +22,7 @@ struct NodeBuffers {
                                          ///< (NodeRunner::consumeInput())
     int inPlaceEdge = -1;                ///< time-batched, fed by one pass-through of a whole
                                          ///< row: that edge, whose source rows are read in
-                                         ///< place (`in` stays empty; inPlaceEdgeOf())
+                                         ///< place (`in` stays empty; wholeRowEdge())
     std::unique_ptr<NodeListedSplit> split;  ///< oneRow with a pool: all incoming edges in one
                                              ///< fork-join, when they all deliver from lists
     bool splitDelivered = false;         ///< this step's gather() went through `split`
@@ -50,23 +49,5 @@ struct ResolvedProbe : ProbeTarget {
     std::vector<float> data;        ///< maxChunk × width (unused when `direct`)
     const float* direct = nullptr;  ///< whole rows: the source rows themselves, no copy
 };
-
-/// The edge whose source rows a time-batched node reads as its input rows in place: its only
-/// incoming edge when that passes the source's whole output row through onto the whole
-/// input row (gathering would copy them: 0 + x, the same value except that a -0 source
-/// value stays -0); -1 otherwise. Lock-step nodes gather into one row (it stays in cache).
-inline int inPlaceEdgeOf(const ExecutionPlan& plan, std::size_t node)
-{
-    const PlanNode& p = plan.nodes[node];
-    const std::vector<int>& incoming = plan.incoming[node];
-    if (p.role == PlanNode::Role::Input || p.sizeIn == 0 || incoming.size() != 1) {
-        return -1;
-    }
-    const PlanEdge& e = plan.edges[static_cast<std::size_t>(incoming[0])];
-    const bool whole = e.projection == nullptr && e.fromOffset == 0 && e.toOffset == 0 &&
-                       e.fromSize == p.sizeIn &&
-                       plan.nodes[static_cast<std::size_t>(e.from)].sizeOut == p.sizeIn;
-    return whole ? incoming[0] : -1;
-}
 
 }  // namespace spike::engine::cpu_executor

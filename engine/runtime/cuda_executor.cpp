@@ -446,13 +446,19 @@ private:
             return;
         }
         float* dst = m_nodes[static_cast<std::size_t>(node)].in.data() + t0 * p.sizeIn;
-        kn::zeroFloats(dst, n * p.sizeIn);
+        const int whole = wholeRowEdge(m_plan, node);  // copied (the CPU reads them in place)
+        kn::zeroFloats(dst, whole < 0 ? n * p.sizeIn : 0);
         for (int ei : m_plan.incoming[static_cast<std::size_t>(node)]) {
             const PlanEdge& e = m_plan.edges[static_cast<std::size_t>(ei)];
             const std::int64_t srcWidth = m_plan.nodes[static_cast<std::size_t>(e.from)].sizeOut;
             const float* src = m_nodes[static_cast<std::size_t>(e.from)].out.data() +
                                (t0 + (e.delayed ? 0 : 1)) * srcWidth + e.fromOffset;
             float* target = dst + e.toOffset;
+            if (ei == whole) {
+                kn::copyBytes(dst, src, static_cast<std::size_t>(n * p.sizeIn) * sizeof(float),
+                              kn::CopyKind::DeviceToDevice);
+                continue;
+            }
             if (e.projection == nullptr) {
                 kn::addRows(target, p.sizeIn, src, srcWidth, e.fromSize, n);
                 continue;

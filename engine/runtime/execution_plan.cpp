@@ -314,4 +314,19 @@ ExecutionPlan compilePlan(Module& root, const PlanOptions& options)
     return plan;
 }
 
+int wholeRowEdge(const ExecutionPlan& plan, int node)
+{
+    const PlanNode& p = plan.nodes[static_cast<std::size_t>(node)];
+    const std::vector<int>& incoming = plan.incoming[static_cast<std::size_t>(node)];
+    if (p.role == PlanNode::Role::Input || p.sizeIn == 0 || incoming.size() != 1 ||
+        plan.groups[static_cast<std::size_t>(p.group)].lockStep) {
+        return -1;
+    }
+    const PlanEdge& e = plan.edges[static_cast<std::size_t>(incoming[0])];
+    const bool whole = e.projection == nullptr && e.fromOffset == 0 && e.toOffset == 0 &&
+                       e.fromSize == p.sizeIn &&
+                       plan.nodes[static_cast<std::size_t>(e.from)].sizeOut == p.sizeIn;
+    return whole ? incoming[0] : -1;
+}
+
 }  // namespace spike::engine

@@ -125,6 +125,13 @@ void forEachScheduled(const ExecutionPlan& plan, std::int64_t steps, Step&& step
     }
 }
 
+/// The edge whose source rows are a time-batched node's input rows as they are: its only
+/// incoming edge when that passes the source's whole output row through onto the whole input
+/// row (gathering it would give 0 + x: the same values, except that -0 becomes +0); -1 for
+/// any other node, and for every node of a lock-step group (each gathers one row at a time).
+/// The CPU executor reads such rows in place, the CUDA executor copies them.
+int wholeRowEdge(const ExecutionPlan& plan, int node);
+
 /// Compiles `root` (a Graph such as a Network, or any other module, which becomes a one-node
 /// plan). Throws Error
 /// when the undelayed connections form a cycle (naming one of its connections).
