@@ -223,6 +223,7 @@ public:
                 std::memcpy(output, rows, static_cast<std::size_t>(steps * p.sizeOut) * sizeof(float));
             }
         }
+        m_input = nullptr;  // the caller's rows are theirs again
         copyProbes(steps);
         for (NodeBuffers& b : m_nodes) {
             flushClear(b);  // its lists are this chunk's rows, rewritten from the next on
