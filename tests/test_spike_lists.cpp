@@ -297,7 +297,7 @@ private slots:
 
     void everyCompiledScanListsTheSameChannels()
     {
-        // Each scan this build contains (portable, SSE2, AVX2) against a channel-by-channel
+        // Each scan this build contains (portable, SSE2, AVX2, AVX-512) against a channel-by-channel
         // reference, on rows of every width around the 64-channel blocks, from empty to full,
         // with NaN, infinities, denormals, negative values and -0 in every lane position; the
         // entries past the count stay untouched. Then once more with denormals-are-zero and
@@ -309,6 +309,9 @@ private slots:
 #endif
 #if defined(__AVX2__)
         scans.emplace_back("avx2", detail::listNonZeroAvx2);
+#endif
+#if defined(__AVX512F__)
+        scans.emplace_back("avx512", detail::listNonZeroAvx512);
 #endif
         const float specials[] = {1.0F, -2.5F, std::numeric_limits<float>::quiet_NaN(),
                                   -std::numeric_limits<float>::infinity(),

@@ -4,7 +4,7 @@
 
 #include <bit>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -137,11 +137,46 @@ std::int32_t listNonZeroAvx2(const float* row, std::int64_t n, std::int32_t* ind
 }
 #endif
 
+#if defined(__AVX512F__)
+// A block of 64 channels is 4 vectors of 16, each tested against the non-sign bits into a 16-bit
+// mask; an active block's indices are compressed out of an index vector by each mask and stored
+// with a store masked to their count, so nothing past the count is written and no branch depends
+// on where the spikes fall.
+std::int32_t listNonZeroAvx512(const float* row, std::int64_t n, std::int32_t* indices)
+{
+    const __m512i nonSign = _mm512_set1_epi32(0x7FFFFFFF);
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i sixteen = _mm512_set1_epi32(16);
+    std::int32_t count = 0;
+    std::int64_t i0 = 0;
+    for (; i0 + kBlock <= n; i0 += kBlock) {
+        __mmask16 m[4];
+        for (int j = 0; j < 4; ++j) {
+            m[j] = _mm512_test_epi32_mask(_mm512_loadu_si512(row + i0 + 16 * j), nonSign);
+        }
+        if ((m[0] | m[1] | m[2] | m[3]) == 0) {
+            continue;
+        }
+        __m512i index = _mm512_add_epi32(_mm512_set1_epi32(static_cast<std::int32_t>(i0)), lanes);
+        for (int j = 0; j < 4; ++j) {
+            const int c = std::popcount(static_cast<unsigned>(m[j]));
+            _mm512_mask_storeu_epi32(indices + count, static_cast<__mmask16>((1U << c) - 1U),
+                                     _mm512_maskz_compress_epi32(m[j], index));
+            count += c;
+            index = _mm512_add_epi32(index, sixteen);
+        }
+    }
+    return listTail(row, i0, n, indices, count);
+}
+#endif
+
 }  // namespace detail
 
 std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices)
 {
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+    return detail::listNonZeroAvx512(row, n, indices);
+#elif defined(__AVX2__)
     return detail::listNonZeroAvx2(row, n, indices);
 #elif defined(__SSE2__)
     return detail::listNonZeroSse2(row, n, indices);

@@ -56,8 +56,9 @@ struct SpikeListTargets {
 
 /// Writes the ascending indices of the non-zero values of row[0 .. n) to `indices` (room for n)
 /// and returns how many there are. A vectorised test of 64 channels at a time skips quiet blocks;
-/// an active block's channels are tested with one vector compare and movemask per 8 (AVX2) or 4
-/// (SSE2) channels. Values are tested by their bits (x != 0 unless only the sign bit is set), so
+/// with AVX-512 an active block's indices are compressed out by one 16-bit mask per 16 channels
+/// (no branch per spike), otherwise its channels are tested with one vector compare and movemask
+/// per 8 (AVX2) or 4 (SSE2) channels and its bits walked. Values are tested by their bits (x != 0 unless only the sign bit is set), so
 /// the floating-point environment (denormals-are-zero) does not change the list.
 std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices);
 
@@ -70,6 +71,9 @@ std::int32_t listNonZeroSse2(const float* row, std::int64_t n, std::int32_t* ind
 #endif
 #if defined(__AVX2__)
 std::int32_t listNonZeroAvx2(const float* row, std::int64_t n, std::int32_t* indices);
+#endif
+#if defined(__AVX512F__)
+std::int32_t listNonZeroAvx512(const float* row, std::int64_t n, std::int32_t* indices);
 #endif
 }  // namespace detail
 
