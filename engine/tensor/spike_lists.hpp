@@ -58,8 +58,9 @@ struct SpikeListTargets {
 /// and returns how many there are. A vectorised test of 64 channels at a time skips quiet blocks;
 /// with AVX-512 an active block's indices are compressed out by one 16-bit mask per 16 channels
 /// (no branch per spike), otherwise its channels are tested with one vector compare and movemask
-/// per 8 (AVX2) or 4 (SSE2) channels and its bits walked. Values are tested by their bits (x != 0 unless only the sign bit is set), so
-/// the floating-point environment (denormals-are-zero) does not change the list.
+/// per 8 (AVX2) or 4 (SSE2) channels and its bits walked. Values are tested by their bits
+/// (x != 0 unless only the sign bit is set), so the floating-point environment
+/// (denormals-are-zero) does not change the list.
 std::int32_t listNonZero(const float* row, std::int64_t n, std::int32_t* indices);
 
 /// The variants listNonZero() chooses from at compile time, each callable where the build's
