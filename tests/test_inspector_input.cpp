@@ -123,6 +123,7 @@ void TestInspectorInput::exerciseScalar(MainWindow& w, ScalarEditor* editor)
         return;
     }
     QDoubleSpinBox* spin = editor->spinBox();
+    const float original = shownTensor(w, editor->spec().name.c_str())[0];
     // Type a value and press Return.
     const double v = spin->value();
     const double typed = otherValue(editor->spec(), v);
@@ -154,6 +155,7 @@ void TestInspectorInput::exerciseScalar(MainWindow& w, ScalarEditor* editor)
     // A slider drag from one end to the middle: consecutive moves merge into one undo step.
     QSlider* slider = editor->slider();
     const int undoBefore = w.document()->undoStack()->count();
+    const float beforeDrag = shownTensor(w, editor->spec().name.c_str())[0];
     const int y = slider->height() / 2;
     QTest::mousePress(slider, Qt::LeftButton, Qt::NoModifier, QPoint(slider->width() / 4, y));
     for (int x = slider->width() / 4; x <= slider->width() / 2; x += 7) {
@@ -164,6 +166,23 @@ void TestInspectorInput::exerciseScalar(MainWindow& w, ScalarEditor* editor)
     QVERIFY(guard != nullptr);
     REQUIRE_CONSISTENT(w);
     QVERIFY2(w.document()->undoStack()->count() <= undoBefore + 1, qPrintable(name));
+    // Ctrl+Z takes the drag back in one step: to the value before it, or, where the drag merged
+    // with this attribute's earlier edits into one undo step, to the value before all of them.
+    // (Left in place, a drag to the middle of a size's range would make cuba_network's
+    // populations 5 x 10^5 neurons, and each later edit would snapshot their states for undo.)
+    if (const float dragged = shownTensor(w, editor->spec().name.c_str())[0]; dragged != beforeDrag) {
+        const int index = w.document()->undoStack()->index();
+        QTest::keyClick(slider, Qt::Key_Z, Qt::ControlModifier);
+        settle();
+        QVERIFY2(guard != nullptr, qPrintable(name + QStringLiteral(": the editor was rebuilt by Ctrl+Z")));
+        REQUIRE_CONSISTENT(w);
+        QCOMPARE(w.document()->undoStack()->index(), index - 1);
+        const float undone = shownTensor(w, editor->spec().name.c_str())[0];
+        QVERIFY2(undone == beforeDrag || undone == original,
+                 qPrintable(QStringLiteral("%1: Ctrl+Z after the drag left %2 (before the drag %3, "
+                                           "before every edit %4)")
+                                .arg(name).arg(undone).arg(beforeDrag).arg(original)));
+    }
     // Wheel over the slider with the focus on it (clicked), then without focus.
     wheel(slider, 1);
     REQUIRE_CONSISTENT(w);
